@@ -1,0 +1,9 @@
+//! Pure JSON machinery: a small value type, the incremental partial-JSON parser
+//! used while tool-call arguments stream, and tool-argument validation with the
+//! reference's coercion rules. Nothing here touches JavaScript.
+
+pub mod partial;
+pub mod schema;
+pub mod value;
+
+pub use value::{Map, Value};

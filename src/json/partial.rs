@@ -1,0 +1,1 @@
+//! Incremental partial-JSON parser (being written).

@@ -1,0 +1,1 @@
+//! Tool-argument validation and coercion (being written).

@@ -1,0 +1,1 @@
+//! Server-Sent Events framing over byte chunks (being written).
