@@ -4,8 +4,34 @@
 //! hold the parsing, validation and bookkeeping, with no JavaScript in sight, and
 //! are tested natively. The rest drives JavaScript values: `js` is the binding
 //! layer (views over JS objects, calling user functions, errors), `agent_loop` is
-//! the stateless loop, `agent` the stateful `Agent`, `proxy` the built-in
-//! `streamProxy`.
+//! the stateless loop, `agent` the stateful `Agent`, `api` the exported loop
+//! functions, `proxy` the built-in `streamProxy`, and `types` the TypeScript
+//! declarations that ship in the package.
+
+// Panic policy, enforced by clippy in `npm test`: no unwrap, expect, panic or
+// unchecked indexing outside tests. A panic in wasm poisons the module for every
+// agent on the page; bad input must become a JS error or an error result.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 pub mod json;
+pub mod queue;
 pub mod sse;
+pub mod transcript;
+
+pub mod agent;
+pub mod agent_loop;
+pub mod api;
+pub mod js;
+pub mod panic;
+pub mod types;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need, only where it is missing.
+# Safe to run again: every step checks first, so a warm machine takes a second.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WB_VERSION=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
+log() { printf '[bootstrap] %s\n' "$*"; }
+
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  log "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WB_VERSION"; then
+  # Not --locked: the CLI's lock file names a webpki-roots version this registry lacks.
+  log "installing wasm-bindgen-cli $WB_VERSION (compiles from source, a few minutes)"
+  cargo install wasm-bindgen-cli --version "$WB_VERSION"
+fi
+
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  log "installing Debian chromium and chromium-driver"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+# npm ci only when node_modules is missing or older than the lock file.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+log "ready: $(rustc --version | cut -d' ' -f1-2), wasm-bindgen $WB_VERSION, $(/usr/bin/chromium --version 2>/dev/null | head -1), node $(node --version)"

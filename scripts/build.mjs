@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// Builds the npm package into pkg/: release wasm -> wasm-bindgen -> wasm-opt
+// (binaryen from npm; Debian's binaryen 108 corrupts wasm-bindgen output) ->
+// entry files -> package.json, then prints the sizes.
+//
+//   node scripts/build.mjs            release build
+//   node scripts/build.mjs --dev      debug wasm, no wasm-opt (fast, for iterating)
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const pkg = join(root, "pkg");
+const dev = process.argv.includes("--dev");
+const NAME = "pi_agent_wasm";
+
+function run(cmd, args, opts = {}) {
+  execFileSync(cmd, args, { cwd: root, stdio: ["ignore", "inherit", "inherit"], ...opts });
+}
+
+const profile = dev ? "debug" : "release";
+run("cargo", ["build", "--lib", "--target", "wasm32-unknown-unknown", ...(dev ? [] : ["--release"])]);
+const built = join(root, "target/wasm32-unknown-unknown", profile, `${NAME}.wasm`);
+
+rmSync(pkg, { recursive: true, force: true });
+mkdirSync(pkg, { recursive: true });
+run("wasm-bindgen", [
+  "--target", "web",
+  "--weak-refs",
+  "--out-dir", pkg,
+  "--out-name", NAME,
+  ...(dev ? [] : ["--remove-name-section", "--remove-producers-section"]),
+  built,
+]);
+
+const wasmPath = join(pkg, `${NAME}_bg.wasm`);
+if (!dev) {
+  const wasmOpt = join(root, "node_modules/.bin/wasm-opt");
+  if (!existsSync(wasmOpt)) throw new Error("node_modules/.bin/wasm-opt is missing: run `npm ci` (binaryen from npm)");
+  run(wasmOpt, ["-Oz", "--enable-reference-types", "--enable-bulk-memory", "--enable-nontrapping-float-to-int",
+    "--enable-sign-ext", "--enable-mutable-globals", wasmPath, "-o", wasmPath]);
+}
+
+// The JS snippets wasm-bindgen copied (our glue) live under snippets/<crate-hash>/.
+function findSnippet(file) {
+  const base = join(pkg, "snippets");
+  for (const dir of readdirSync(base)) {
+    const candidate = join(base, dir, "src/js", file);
+    if (existsSync(candidate)) return "./" + relative(pkg, candidate).split("\\").join("/");
+  }
+  throw new Error(`snippet ${file} not found in pkg/snippets`);
+}
+const glue = findSnippet("glue.js");
+
+// Entry: initialise the wasm once, with no configuration, wherever the module
+// runs. Bundlers (Vite, esbuild, webpack 5) see `new URL(..., import.meta.url)`
+// and emit the .wasm as an asset; pages and workers fetch it; Node reads it.
+const generated = readFileSync(join(pkg, `${NAME}.js`), "utf8");
+const runtimeExports = [...generated.matchAll(/^export (?:function|class) (\w+)/gm)].map((m) => m[1]);
+writeFileSync(join(pkg, "index.js"), `// pi-agent-wasm entry: initialises the WebAssembly module on import.
+import init, { initSync } from "./${NAME}.js";
+export { ${runtimeExports.join(", ")} } from "./${NAME}.js";
+export {
+  EventStream,
+  AssistantMessageEventStream,
+  createAssistantMessageEventStream,
+  DEFAULT_AGENT_IDENTITY,
+} from "${glue}";
+
+const wasmUrl = new URL("./${NAME}_bg.wasm", import.meta.url);
+if (wasmUrl.protocol === "file:" && typeof process === "object" && typeof process.getBuiltinModule === "function") {
+  initSync({ module: process.getBuiltinModule("node:fs").readFileSync(wasmUrl) });
+} else {
+  await init({ module_or_path: wasmUrl });
+}
+`);
+const dtsTemplate = join(root, "js/index.d.ts");
+writeFileSync(join(pkg, "index.d.ts"), existsSync(dtsTemplate)
+  ? readFileSync(dtsTemplate, "utf8")
+  : `export * from "./${NAME}.js";\n`);
+
+for (const extra of ["react.js", "react.d.ts", "svelte.js", "svelte.d.ts"]) {
+  const src = join(root, "js", extra);
+  if (existsSync(src)) cpSync(src, join(pkg, extra));
+}
+
+const version = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version;
+const hasReact = existsSync(join(pkg, "react.js"));
+const hasSvelte = existsSync(join(pkg, "svelte.js"));
+const exportsMap = { ".": { types: "./index.d.ts", default: "./index.js" } };
+if (hasReact) exportsMap["./react"] = { types: "./react.d.ts", default: "./react.js" };
+if (hasSvelte) exportsMap["./svelte"] = { types: "./svelte.d.ts", default: "./svelte.js" };
+exportsMap["./package.json"] = "./package.json";
+const pkgJson = {
+  name: "pi-agent-wasm",
+  version,
+  description: "The pi-agent-core agent loop, in Rust compiled to WebAssembly, for browser apps.",
+  license: "MIT",
+  type: "module",
+  main: "./index.js",
+  types: "./index.d.ts",
+  exports: exportsMap,
+  files: readdirSync(pkg).filter((f) => f !== "package.json" && f !== ".gitignore"),
+  sideEffects: ["./index.js", "./snippets/*"],
+  engines: { node: ">=20.16" },
+  peerDependencies: { react: ">=18", svelte: ">=4" },
+  peerDependenciesMeta: { react: { optional: true }, svelte: { optional: true } },
+};
+writeFileSync(join(pkg, "package.json"), JSON.stringify(pkgJson, null, 2) + "\n");
+rmSync(join(pkg, ".gitignore"), { force: true });
+if (existsSync(join(root, "README.md"))) cpSync(join(root, "README.md"), join(pkg, "README.md"));
+
+// Size report.
+function sizes(buf) {
+  return {
+    raw: buf.length,
+    gzip: gzipSync(buf, { level: 9 }).length,
+    brotli: brotliCompressSync(buf, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  };
+}
+function allJs(dir) {
+  const out = [];
+  for (const f of readdirSync(dir)) {
+    const p = join(dir, f);
+    if (statSync(p).isDirectory()) out.push(...allJs(p));
+    else if (p.endsWith(".js") && !/\/(react|svelte)\.js$/.test(p)) out.push(p);
+  }
+  return out;
+}
+const wasm = sizes(readFileSync(wasmPath));
+const js = sizes(Buffer.concat(allJs(pkg).map((p) => readFileSync(p))));
+const kb = (n) => (n / 1000).toFixed(1).padStart(7) + " kB";
+console.log(`\npkg/ (${dev ? "dev" : "release"})          raw        gzip      brotli`);
+console.log(`  ${NAME}_bg.wasm  ${kb(wasm.raw)} ${kb(wasm.gzip)} ${kb(wasm.brotli)}`);
+console.log(`  JS glue + entry    ${kb(js.raw)} ${kb(js.gzip)} ${kb(js.brotli)}`);
+console.log(`  total              ${kb(wasm.raw + js.raw)} ${kb(wasm.gzip + js.gzip)} ${kb(wasm.brotli + js.brotli)}`);

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `npm test`: every layer of tests, from a fresh clone. Each layer prints its
+# own summary; the script stops at the first failing layer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+
+step() { printf '\n==== %s ====\n' "$*"; }
+
+step "bootstrap"
+bash scripts/bootstrap.sh
+
+step "lint: cargo fmt --check, cargo clippy -D warnings (incl. the no-panic lints)"
+cargo fmt --all -- --check
+cargo clippy --lib --target wasm32-unknown-unknown -q -- -D warnings
+
+step "native: cargo test"
+cargo test --lib --tests
+
+step "build: npm run build (release pkg/)"
+node scripts/build.mjs
+
+step "wasm: wasm-bindgen-test in Node and headless Chromium"
+bash scripts/test-wasm.sh
+
+step "types: tsc --strict over the consumer files"
+npx tsc -p tests/types/tsconfig.json
+echo "tsc: 0 errors"
+
+step "js: node --test against pkg/ (smoke, differential, proxy, browser)"
+node --test --test-concurrency=1 --test-timeout=120000 \
+  "tests/js/**/*.test.mjs" "tests/browser/**/*.test.mjs"

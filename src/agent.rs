@@ -1,0 +1,545 @@
+//! The stateful `Agent`: transcript state, steering and follow-up queues,
+//! listeners, and the lifecycle of one run at a time, on top of the loop.
+//!
+//! State lives in a plain JS object (the reference's `agent.state`, with the
+//! same accessors) so that apps read and assign it as before; Rust keeps the
+//! queues and the run, and never holds a borrow across an await or a call into
+//! JS, because listeners, hooks and tools may call back into the agent.
+
+use js_sys::{Array, Function, Object, Promise};
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::prelude::*;
+use web_sys::AbortController;
+
+use crate::agent_loop::{self, Sink};
+use crate::js::call::{self, optional_fn};
+use crate::js::errors::{self, msg};
+use crate::js::view::{self, view};
+use crate::queue::{PendingQueue, QueueMode};
+
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = getEmptyUsage)]
+    fn get_empty_usage() -> JsValue;
+    #[wasm_bindgen(js_name = createAgentState, catch)]
+    fn create_agent_state(initial: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = resetState, catch)]
+    fn reset_state(state: &JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(js_name = startRunState)]
+    fn start_run_state(state: &JsValue);
+    #[wasm_bindgen(js_name = finishRunState)]
+    fn finish_run_state(state: &JsValue);
+    #[wasm_bindgen(js_name = agentProcess, catch)]
+    fn agent_process(
+        state: &JsValue,
+        listeners: &JsValue,
+        event: &JsValue,
+        signal: &JsValue,
+        on_change: &JsValue,
+    ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = subscribe)]
+    fn subscribe_listener(listeners: &JsValue, listener: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = promptMessages)]
+    fn prompt_messages(input: &JsValue, images: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = agentLoopConfig)]
+    fn agent_loop_config(
+        fields: &JsValue,
+        state: &JsValue,
+        reasoning: &JsValue,
+        prepare_next_turn: &JsValue,
+        get_steering: &JsValue,
+        get_follow_up: &JsValue,
+    ) -> JsValue;
+    #[wasm_bindgen(js_name = contextSnapshot, catch)]
+    fn context_snapshot(state: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = lastRole, catch)]
+    fn last_role(messages: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = allSystem, catch)]
+    fn all_system(messages: &JsValue) -> Result<bool, JsValue>;
+}
+
+/// `EMPTY_USAGE`: one shared zero-usage object, as in the reference.
+pub fn empty_usage() -> JsValue {
+    get_empty_usage()
+}
+
+struct ActiveRun {
+    controller: AbortController,
+    promise: Promise,
+    resolve: Function,
+}
+
+/// The shared inside of an `Agent`; the loop's sink holds it while a run lasts.
+pub struct Core {
+    state: JsValue,
+    /// Hook and option fields, a plain JS object the `Agent` accessors read and write.
+    fields: JsValue,
+    listeners: JsValue,
+    steering: RefCell<PendingQueue<JsValue>>,
+    follow_up: RefCell<PendingQueue<JsValue>>,
+    active: RefCell<Option<ActiveRun>>,
+    skip_initial_steering: Cell<bool>,
+    /// JS functions the loop config carries; created once per agent.
+    poll_steering: RefCell<Option<Closure<dyn FnMut() -> Promise>>>,
+    poll_follow_up: RefCell<Option<Closure<dyn FnMut() -> Promise>>>,
+    next_turn: RefCell<Option<Closure<dyn FnMut(JsValue) -> Promise>>>,
+}
+
+impl Core {
+    fn signal(&self) -> JsValue {
+        self.active
+            .borrow()
+            .as_ref()
+            .map(|a| JsValue::from(a.controller.signal()))
+            .unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// The Agent's event sink: reduce, then await listeners in order.
+    pub async fn process_event(&self, event: JsValue) -> Result<(), JsValue> {
+        let signal = self.signal();
+        let pending = agent_process(&self.state, &self.listeners, &event, &signal, &JsValue::UNDEFINED)?;
+        if !pending.is_undefined() {
+            call::settle(pending).await?;
+        }
+        Ok(())
+    }
+
+    fn field(&self, name: &str) -> JsValue {
+        js_sys::Reflect::get(&self.fields, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    fn drain_steering(&self) -> Array {
+        if self.skip_initial_steering.replace(false) {
+            return Array::new();
+        }
+        self.steering.borrow_mut().drain().into_iter().collect()
+    }
+
+    fn drain_follow_up(&self) -> Array {
+        self.follow_up.borrow_mut().drain().into_iter().collect()
+    }
+}
+
+/// A stateful agent: holds the transcript, runs the loop for `prompt()` and
+/// `continue()`, queues steering and follow-up messages, and notifies
+/// subscribers of every event.
+#[wasm_bindgen]
+pub struct Agent {
+    core: Rc<Core>,
+}
+
+macro_rules! fields {
+    ($( $getter:ident / $setter:ident => $js:literal ),* $(,)?) => {
+        #[wasm_bindgen]
+        impl Agent {
+            $(
+                #[wasm_bindgen(getter = $js)]
+                pub fn $getter(&self) -> JsValue {
+                    self.core.field($js)
+                }
+                #[wasm_bindgen(setter = $js)]
+                pub fn $setter(&self, value: JsValue) {
+                    let _ = js_sys::Reflect::set(&self.core.fields, &JsValue::from_str($js), &value);
+                }
+            )*
+        }
+    };
+}
+
+fields! {
+    convert_to_llm / set_convert_to_llm => "convertToLlm",
+    transform_context / set_transform_context => "transformContext",
+    stream_function / set_stream_function => "streamFunction",
+    get_api_key / set_get_api_key => "getApiKey",
+    on_payload / set_on_payload => "onPayload",
+    on_response / set_on_response => "onResponse",
+    on_provider_stream_event / set_on_provider_stream_event => "onProviderStreamEvent",
+    before_tool_call / set_before_tool_call => "beforeToolCall",
+    after_tool_call / set_after_tool_call => "afterToolCall",
+    finish_turn / set_finish_turn => "finishTurn",
+    prepare_request / set_prepare_request => "prepareRequest",
+    prepare_next_turn / set_prepare_next_turn => "prepareNextTurn",
+    prepare_next_turn_with_context / set_prepare_next_turn_with_context => "prepareNextTurnWithContext",
+    session_id / set_session_id => "sessionId",
+    thinking_budgets / set_thinking_budgets => "thinkingBudgets",
+    transport / set_transport => "transport",
+    max_retry_delay_ms / set_max_retry_delay_ms => "maxRetryDelayMs",
+    tool_execution / set_tool_execution => "toolExecution",
+    identity / set_identity => "identity",
+}
+
+const HOOK_OPTIONS: &[&str] = &[
+    "convertToLlm",
+    "transformContext",
+    "getApiKey",
+    "onPayload",
+    "onResponse",
+    "onProviderStreamEvent",
+    "beforeToolCall",
+    "afterToolCall",
+    "finishTurn",
+    "prepareRequest",
+    "prepareNextTurn",
+    "prepareNextTurnWithContext",
+];
+
+const PLAIN_OPTIONS: &[&str] = &["sessionId", "thinkingBudgets", "maxRetryDelayMs", "identity"];
+
+fn get(object: &JsValue, key: &str) -> JsValue {
+    if view::is_object(object) {
+        js_sys::Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    }
+}
+
+fn set(object: &JsValue, key: &str, value: &JsValue) {
+    let _ = js_sys::Reflect::set(object, &JsValue::from_str(key), value);
+}
+
+fn option_error(option: &str, expected: &str) -> JsValue {
+    let mut text = String::from("AgentOptions.");
+    text.push_str(option);
+    text.push_str(" must be ");
+    text.push_str(expected);
+    errors::type_error(&text)
+}
+
+#[wasm_bindgen]
+impl Agent {
+    /// Creates an agent. `options` may be omitted; `streamFn` falls back to the
+    /// default stream function (see `setDefaultStreamFn`), resolved now.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<Agent, JsValue> {
+        crate::panic::install();
+        if !(options.is_undefined() || options.is_null() || view::is_object(&options)) {
+            return Err(errors::type_error("AgentOptions must be an object"));
+        }
+        let initial = get(&options, "initialState");
+        if !(initial.is_undefined() || initial.is_null() || view::is_object(&initial)) {
+            return Err(option_error("initialState", "an object"));
+        }
+        for key in ["tools", "messages"] {
+            let v = get(&initial, key);
+            if !(v.is_undefined() || v.is_null() || Array::is_array(&v)) {
+                return Err(option_error(if key == "tools" { "initialState.tools" } else { "initialState.messages" }, "an array"));
+            }
+        }
+        let fields: JsValue = Object::new().into();
+        for key in HOOK_OPTIONS {
+            let value = get(&options, key);
+            if optional_fn(value.clone(), key).is_err() {
+                return Err(option_error(key, "a function"));
+            }
+            set(&fields, key, &value);
+        }
+        if get(&fields, "convertToLlm").is_undefined() || get(&fields, "convertToLlm").is_null() {
+            set(&fields, "convertToLlm", &crate::js::glue::default_convert_to_llm());
+        }
+        let stream_fn = get(&options, "streamFn");
+        let stream_fn: JsValue = match optional_fn(stream_fn, "streamFn") {
+            Ok(Some(f)) => f.into(),
+            Ok(None) => agent_loop::default_stream_fn()?.into(),
+            Err(_) => return Err(option_error("streamFn", "a function")),
+        };
+        set(&fields, "streamFunction", &stream_fn);
+        for key in PLAIN_OPTIONS {
+            set(&fields, key, &get(&options, key));
+        }
+        let transport = get(&options, "transport");
+        set(&fields, "transport", &if transport.is_undefined() || transport.is_null() { JsValue::from_str("auto") } else { transport });
+        let tool_execution = get(&options, "toolExecution");
+        set(
+            &fields,
+            "toolExecution",
+            &if tool_execution.is_undefined() || tool_execution.is_null() { JsValue::from_str("parallel") } else { tool_execution },
+        );
+        let state = create_agent_state(&initial)?;
+        let mode = |key: &str| QueueMode::parse(get(&options, key).as_string().as_deref());
+        let core = Rc::new(Core {
+            state,
+            fields,
+            listeners: js_sys::Set::new(&JsValue::UNDEFINED).into(),
+            steering: RefCell::new(PendingQueue::new(mode("steeringMode"))),
+            follow_up: RefCell::new(PendingQueue::new(mode("followUpMode"))),
+            active: RefCell::new(None),
+            skip_initial_steering: Cell::new(false),
+            poll_steering: RefCell::new(None),
+            poll_follow_up: RefCell::new(None),
+            next_turn: RefCell::new(None),
+        });
+        install_closures(&core);
+        Ok(Agent { core })
+    }
+
+    /// The agent's state object: `systemPrompt`, `model`, `thinkingLevel`,
+    /// `tools`, `messages`, `isStreaming`, `streamingMessage`,
+    /// `pendingToolCalls`, `errorMessage`.
+    #[wasm_bindgen(getter)]
+    pub fn state(&self) -> JsValue {
+        self.core.state.clone()
+    }
+
+    /// Adds a listener, called with every event and the run's `AbortSignal`,
+    /// awaited in subscription order. Returns a function that removes it.
+    pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
+        if !listener.is_function() {
+            return Err(errors::type_error("subscribe(listener): listener must be a function"));
+        }
+        Ok(subscribe_listener(&self.core.listeners, &listener))
+    }
+
+    #[wasm_bindgen(getter = steeringMode)]
+    pub fn steering_mode(&self) -> String {
+        self.core.steering.borrow().mode.as_str().into()
+    }
+    #[wasm_bindgen(setter = steeringMode)]
+    pub fn set_steering_mode(&self, mode: JsValue) {
+        self.core.steering.borrow_mut().mode = QueueMode::parse(mode.as_string().as_deref());
+    }
+    #[wasm_bindgen(getter = followUpMode)]
+    pub fn follow_up_mode(&self) -> String {
+        self.core.follow_up.borrow().mode.as_str().into()
+    }
+    #[wasm_bindgen(setter = followUpMode)]
+    pub fn set_follow_up_mode(&self, mode: JsValue) {
+        self.core.follow_up.borrow_mut().mode = QueueMode::parse(mode.as_string().as_deref());
+    }
+
+    /// Queues a message delivered after the current turn's tool calls.
+    pub fn steer(&self, message: JsValue) {
+        self.core.steering.borrow_mut().enqueue(message);
+    }
+    /// Queues a message delivered when the agent would otherwise stop.
+    #[wasm_bindgen(js_name = followUp)]
+    pub fn follow_up(&self, message: JsValue) {
+        self.core.follow_up.borrow_mut().enqueue(message);
+    }
+    #[wasm_bindgen(js_name = clearSteeringQueue)]
+    pub fn clear_steering_queue(&self) {
+        self.core.steering.borrow_mut().clear();
+    }
+    #[wasm_bindgen(js_name = clearFollowUpQueue)]
+    pub fn clear_follow_up_queue(&self) {
+        self.core.follow_up.borrow_mut().clear();
+    }
+    #[wasm_bindgen(js_name = clearAllQueues)]
+    pub fn clear_all_queues(&self) {
+        self.clear_steering_queue();
+        self.clear_follow_up_queue();
+    }
+    #[wasm_bindgen(js_name = hasQueuedMessages)]
+    pub fn has_queued_messages(&self) -> bool {
+        !self.core.steering.borrow().is_empty() || !self.core.follow_up.borrow().is_empty()
+    }
+    /// What the next poll would deliver: steering first, else follow-ups.
+    #[wasm_bindgen(js_name = peekQueuedMessages)]
+    pub fn peek_queued_messages(&self) -> Array {
+        let steering = self.core.steering.borrow().peek();
+        let list = if steering.is_empty() { self.core.follow_up.borrow().peek() } else { steering };
+        list.into_iter().collect()
+    }
+
+    /// The running run's `AbortSignal`, or `undefined` when idle.
+    #[wasm_bindgen(getter)]
+    pub fn signal(&self) -> JsValue {
+        self.core.signal()
+    }
+
+    /// Aborts the running run, if any.
+    pub fn abort(&self) {
+        let controller = self.core.active.borrow().as_ref().map(|a| a.controller.clone());
+        if let Some(c) = controller {
+            c.abort();
+        }
+    }
+
+    /// Resolves when the running run (and its `agent_end` listeners) finished.
+    #[wasm_bindgen(js_name = waitForIdle)]
+    pub fn wait_for_idle(&self) -> Promise {
+        let promise = self.core.active.borrow().as_ref().map(|a| a.promise.clone());
+        promise.unwrap_or_else(|| Promise::resolve(&JsValue::UNDEFINED))
+    }
+
+    /// Clears the transcript down to its replayed system message and empties the queues.
+    pub fn reset(&self) -> Result<(), JsValue> {
+        if self.core.active.borrow().is_some() {
+            return Err(errors::error(msg::ALREADY_RESETTING));
+        }
+        reset_state(&self.core.state)?;
+        self.clear_all_queues();
+        Ok(())
+    }
+
+    /// `prompt(text, images?)` or `prompt(message | message[])`.
+    pub fn prompt(&self, input: JsValue, images: JsValue) -> Promise {
+        if self.core.active.borrow().is_some() {
+            return Promise::reject(&errors::error(msg::ALREADY_PROMPTING));
+        }
+        let messages = prompt_messages(&input, &images);
+        run_with_lifecycle(self.core.clone(), RunKind::Prompt(messages, false))
+    }
+
+    /// Continues from the current transcript (see the README for the three cases).
+    #[wasm_bindgen(js_name = continue)]
+    pub fn continue_(&self) -> Promise {
+        match self.continue_kind() {
+            Ok(kind) => run_with_lifecycle(self.core.clone(), kind),
+            Err(e) => Promise::reject(&e),
+        }
+    }
+
+    fn continue_kind(&self) -> Result<RunKind, JsValue> {
+        if self.core.active.borrow().is_some() {
+            return Err(errors::error(msg::ALREADY_CONTINUING));
+        }
+        let messages = get(&self.core.state, "messages");
+        if all_system(&messages)? {
+            return Err(errors::error(msg::NO_MESSAGES_TO_CONTINUE));
+        }
+        if view::is_str(&last_role(&messages)?, "assistant") {
+            let steering: Array = self.core.steering.borrow_mut().drain().into_iter().collect();
+            if steering.length() > 0 {
+                return Ok(RunKind::Prompt(steering.into(), true));
+            }
+            let follow_ups: Array = self.core.follow_up.borrow_mut().drain().into_iter().collect();
+            if follow_ups.length() > 0 {
+                return Ok(RunKind::Prompt(follow_ups.into(), false));
+            }
+            return Err(errors::error(msg::CONTINUE_FROM_ASSISTANT));
+        }
+        Ok(RunKind::Continue)
+    }
+}
+
+enum RunKind {
+    /// Messages to prompt with, and whether to skip the initial steering poll.
+    Prompt(JsValue, bool),
+    Continue,
+}
+
+fn install_closures(core: &Rc<Core>) {
+    let weak: Weak<Core> = Rc::downgrade(core);
+    let w = weak.clone();
+    let steering = Closure::<dyn FnMut() -> Promise>::new(move || {
+        let drained = w.upgrade().map(|c| c.drain_steering()).unwrap_or_default();
+        Promise::resolve(&JsValue::from(drained))
+    });
+    let w = weak.clone();
+    let follow_up = Closure::<dyn FnMut() -> Promise>::new(move || {
+        let drained = w.upgrade().map(|c| c.drain_follow_up()).unwrap_or_default();
+        Promise::resolve(&JsValue::from(drained))
+    });
+    let w = weak;
+    let next_turn = Closure::<dyn FnMut(JsValue) -> Promise>::new(move |context: JsValue| {
+        let core = w.upgrade();
+        wasm_bindgen_futures::future_to_promise(async move {
+            let Some(core) = core else { return Ok(JsValue::UNDEFINED) };
+            let signal = core.signal();
+            let with_context = core.field("prepareNextTurnWithContext");
+            if let Some(f) = with_context.dyn_ref::<Function>() {
+                return call::call(f, &core.fields, &[&context, &signal]).await;
+            }
+            let legacy = core.field("prepareNextTurn");
+            if let Some(f) = legacy.dyn_ref::<Function>() {
+                return call::call(f, &core.fields, &[&signal]).await;
+            }
+            Ok(JsValue::UNDEFINED)
+        })
+    });
+    *core.poll_steering.borrow_mut() = Some(steering);
+    *core.poll_follow_up.borrow_mut() = Some(follow_up);
+    *core.next_turn.borrow_mut() = Some(next_turn);
+}
+
+fn loop_config(core: &Core) -> JsValue {
+    let level = get(&core.state, "thinkingLevel");
+    let reasoning = if view::is_str(&level, "off") { JsValue::UNDEFINED } else { level };
+    let has_next_turn = core.field("prepareNextTurnWithContext").is_truthy() || core.field("prepareNextTurn").is_truthy();
+    let js = |c: &RefCell<Option<Closure<dyn FnMut() -> Promise>>>| {
+        c.borrow().as_ref().map(|c| JsValue::from(c.as_ref().clone())).unwrap_or(JsValue::UNDEFINED)
+    };
+    let next_turn = if has_next_turn {
+        core.next_turn
+            .borrow()
+            .as_ref()
+            .map(|c| JsValue::from(c.as_ref().clone()))
+            .unwrap_or(JsValue::UNDEFINED)
+    } else {
+        JsValue::UNDEFINED
+    };
+    agent_loop_config(
+        &core.fields,
+        &core.state,
+        &reasoning,
+        &next_turn,
+        &js(&core.poll_steering),
+        &js(&core.poll_follow_up),
+    )
+}
+
+fn run_with_lifecycle(core: Rc<Core>, kind: RunKind) -> Promise {
+    let controller = match AbortController::new() {
+        Ok(c) => c,
+        Err(e) => return Promise::reject(&e),
+    };
+    let mut resolve_slot: Option<Function> = None;
+    let promise = Promise::new(&mut |resolve, _reject| resolve_slot = Some(resolve));
+    let Some(resolve) = resolve_slot else {
+        return Promise::reject(&errors::error("Promise executor did not run"));
+    };
+    *core.active.borrow_mut() = Some(ActiveRun {
+        controller: controller.clone(),
+        promise,
+        resolve,
+    });
+    start_run_state(&core.state);
+    let signal: JsValue = controller.signal().into();
+    wasm_bindgen_futures::future_to_promise(async move {
+        let outcome = execute(&core, kind, signal.clone()).await;
+        let result = match outcome {
+            Ok(()) => Ok(()),
+            Err(error) => handle_run_failure(&core, &error, view(&signal).aborted().is_truthy()).await,
+        };
+        finish_run(&core);
+        result.map(|_| JsValue::UNDEFINED)
+    })
+}
+
+async fn execute(core: &Rc<Core>, kind: RunKind, signal: JsValue) -> Result<(), JsValue> {
+    let context = context_snapshot(&core.state)?;
+    let config = loop_config(core);
+    let stream_fn = core.field("streamFunction");
+    let sink = Sink::Agent(core.clone());
+    match kind {
+        RunKind::Prompt(messages, skip) => {
+            core.skip_initial_steering.set(skip);
+            agent_loop::run_agent_loop(messages, context, config, sink, signal, stream_fn).await?;
+        }
+        RunKind::Continue => {
+            core.skip_initial_steering.set(false);
+            agent_loop::run_agent_loop_continue(context, config, sink, signal, stream_fn, false).await?;
+        }
+    }
+    Ok(())
+}
+
+async fn handle_run_failure(core: &Rc<Core>, error: &JsValue, aborted: bool) -> Result<(), JsValue> {
+    let model = get(&core.state, "model");
+    let failure = agent_loop::failure_message(&model, error, aborted);
+    core.process_event(crate::js::glue::ev_message_start(&failure)).await?;
+    core.process_event(crate::js::glue::ev_message_end(&failure)).await?;
+    core.process_event(crate::js::glue::ev_turn_end(&failure, &Array::new())).await?;
+    core.process_event(crate::js::glue::ev_agent_end(&Array::of1(&failure))).await?;
+    Ok(())
+}
+
+fn finish_run(core: &Core) {
+    finish_run_state(&core.state);
+    let active = core.active.borrow_mut().take();
+    if let Some(active) = active {
+        let _ = active.resolve.call0(&JsValue::UNDEFINED);
+    }
+}

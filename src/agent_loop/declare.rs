@@ -1,0 +1,118 @@
+//! `declareToolChanges` (R23–R30): make the transcript declare exactly the
+//! run's current tools, by rewriting the last pending system message or
+//! inserting one before the first non-system pending message.
+
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+
+use crate::js::glue;
+use crate::js::view::{self, view};
+use crate::transcript::{tool_changes, ToolSet};
+
+fn is_system(message: &JsValue) -> bool {
+    view::is_str(&view::get(message, |m| m.role()), "system")
+}
+
+fn non_empty(list: &JsValue) -> bool {
+    Array::is_array(list) && list.unchecked_ref::<Array>().length() > 0
+}
+
+/// Replays `toolsRemoved`/`toolsAdded` of every system message in order.
+fn replay(set: &mut ToolSet<JsValue>, messages: &Array) -> Result<(), JsValue> {
+    for message in messages.iter() {
+        if !is_system(&message) {
+            continue;
+        }
+        let removed = view(&message).tools_removed();
+        if view::is_object(&removed) {
+            for tool in glue::to_array(&removed)?.iter() {
+                set.remove(&view::get(&tool, |t| t.name()).as_string().unwrap_or_default());
+            }
+        }
+        let added = view(&message).tools_added();
+        if view::is_object(&added) {
+            for tool in glue::to_array(&added)?.iter() {
+                let name = view::get(&tool, |t| t.name()).as_string().unwrap_or_default();
+                set.set(name, tool);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `[declaration, json]` pairs for a list of tools.
+fn declarations(tools: impl Iterator<Item = JsValue>) -> Result<Vec<(String, JsValue, String)>, JsValue> {
+    let mut out = Vec::new();
+    for tool in tools {
+        let pair = glue::tool_declaration(&tool)?;
+        let name = view::get(&tool, |t| t.name()).as_string().unwrap_or_default();
+        out.push((name, pair.get(0), pair.get(1).as_string().unwrap_or_default()));
+    }
+    Ok(out)
+}
+
+pub fn declare_tool_changes(context: &JsValue, pending: &Array) -> Result<Array, JsValue> {
+    let len = pending.length();
+    let system_index = (0..len).rev().find(|&i| is_system(&pending.get(i)));
+    let pending_system = system_index.map(|i| pending.get(i));
+    let empty = Array::new();
+    let baseline = match (system_index, &pending_system) {
+        (Some(index), Some(message)) => {
+            let copy = Array::from(pending);
+            copy.set(index, glue::with_tool_changes(message, &empty, &empty));
+            copy
+        }
+        _ => pending.clone(),
+    };
+
+    let mut set = ToolSet::new();
+    replay(&mut set, &super::messages_of(context)?)?;
+    replay(&mut set, &baseline)?;
+    let previous = declarations(set.iter().map(|(_, d)| d.clone()))?;
+    let tools = view::get(context, |c| c.tools());
+    let current = if view::is_object(&tools) {
+        declarations(glue::to_array(&tools)?.iter())?
+    } else {
+        Vec::new()
+    };
+    let prev_keys: Vec<(&str, &str)> = previous.iter().map(|(n, _, j)| (n.as_str(), j.as_str())).collect();
+    let cur_keys: Vec<(&str, &str)> = current.iter().map(|(n, _, j)| (n.as_str(), j.as_str())).collect();
+    let (added_idx, removed_idx) = tool_changes(&prev_keys, &cur_keys);
+    let added = Array::new();
+    for i in added_idx {
+        if let Some((_, declaration, _)) = current.get(i) {
+            added.push(declaration);
+        }
+    }
+    let removed = Array::new();
+    for i in removed_idx {
+        if let Some((name, _, _)) = previous.get(i) {
+            removed.push(&glue::tool_ref(&JsValue::from_str(name)));
+        }
+    }
+    let unchanged = added.length() == 0 && removed.length() == 0;
+
+    if let (Some(index), Some(message)) = (system_index, pending_system) {
+        if unchanged && !non_empty(&view(&message).tools_added()) && !non_empty(&view(&message).tools_removed()) {
+            return Ok(pending.clone());
+        }
+        baseline.set(index, glue::with_tool_changes(&message, &added, &removed));
+        return Ok(baseline);
+    }
+    if unchanged {
+        return Ok(pending.clone());
+    }
+    let update = glue::tool_update_message(&added, &removed);
+    let insert_at = (0..len).find(|&i| !is_system(&pending.get(i))).unwrap_or(len);
+    let out = Array::new();
+    for i in 0..len {
+        if i == insert_at {
+            out.push(&update);
+        }
+        out.push(&pending.get(i));
+    }
+    if insert_at == len {
+        out.push(&update);
+    }
+    Ok(out)
+}

@@ -1,0 +1,325 @@
+//! The stateless agent loop: two nested loops of turns (`run`), one provider
+//! request per turn (`request`), tool calls in batches (`tools`), and tool
+//! loadout declarations written into the transcript (`declare`).
+//!
+//! Everything the loop reads or passes on stays a JS value; Rust decides what
+//! happens next and when.
+
+mod declare;
+mod join;
+mod request;
+mod run;
+pub mod tools;
+
+use js_sys::{Array, Function};
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+
+use crate::js::call::{self, optional_fn};
+use crate::js::errors::{self, msg};
+use crate::js::glue;
+use crate::js::view::{self, view};
+
+pub use run::run_loop;
+
+thread_local! {
+    static DEFAULT_STREAM_FN: RefCell<Option<Function>> = const { RefCell::new(None) };
+}
+
+/// `setDefaultStreamFn`: the module-wide fallback stream function.
+pub fn set_default_stream_fn(f: Option<Function>) {
+    DEFAULT_STREAM_FN.with(|slot| *slot.borrow_mut() = f);
+}
+
+/// The default stream function, or the reference's error when none is set.
+pub fn default_stream_fn() -> Result<Function, JsValue> {
+    DEFAULT_STREAM_FN
+        .with(|slot| slot.borrow().clone())
+        .ok_or_else(|| errors::error(msg::NO_DEFAULT_STREAM_FN))
+}
+
+/// Where the loop's events go.
+#[derive(Clone)]
+pub enum Sink {
+    /// `runAgentLoop`'s `emit` callback, awaited per event.
+    Callback(Function),
+    /// `agentLoop`'s `EventStream`: pushed without waiting for the consumer.
+    Stream(JsValue),
+    /// An `Agent`: reduce its state, then await its listeners.
+    Agent(Rc<crate::agent::Core>),
+}
+
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = EventStream)]
+    pub type EventStreamHandle;
+    #[wasm_bindgen(method)]
+    pub fn push(this: &EventStreamHandle, event: &JsValue);
+    #[wasm_bindgen(method)]
+    pub fn end(this: &EventStreamHandle, result: &JsValue);
+}
+
+impl Sink {
+    pub async fn emit(&self, event: JsValue) -> Result<(), JsValue> {
+        match self {
+            Sink::Callback(f) => {
+                let r = f.call1(&JsValue::UNDEFINED, &event)?;
+                call::settle(r).await.map(|_| ())
+            }
+            Sink::Stream(stream) => {
+                stream.unchecked_ref::<EventStreamHandle>().push(&event);
+                Ok(())
+            }
+            Sink::Agent(core) => core.process_event(event).await,
+        }
+    }
+}
+
+/// The hooks and options of an `AgentLoopConfig`, read once per run.
+pub struct Hooks {
+    pub convert_to_llm: Function,
+    pub transform_context: Option<Function>,
+    pub get_api_key: Option<Function>,
+    pub finish_turn: Option<Function>,
+    pub prepare_request: Option<Function>,
+    pub prepare_next_turn: Option<Function>,
+    pub get_steering: Option<Function>,
+    pub get_follow_up: Option<Function>,
+    pub before_tool_call: Option<Function>,
+    pub after_tool_call: Option<Function>,
+    pub sequential: bool,
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = Object)]
+    type ConfigView;
+    #[wasm_bindgen(method, getter, structural, js_name = convertToLlm)]
+    fn convert_to_llm(this: &ConfigView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, js_name = transformContext)]
+    fn transform_context(this: &ConfigView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, js_name = getApiKey)]
+    fn get_api_key(this: &ConfigView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, js_name = finishTurn)]
+    fn finish_turn(this: &ConfigView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, js_name = prepareRequest)]
+    fn prepare_request(this: &ConfigView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, js_name = prepareNextTurn)]
+    fn prepare_next_turn(this: &ConfigView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, js_name = getSteeringMessages)]
+    fn get_steering_messages(this: &ConfigView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, js_name = getFollowUpMessages)]
+    fn get_follow_up_messages(this: &ConfigView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, js_name = beforeToolCall)]
+    fn before_tool_call(this: &ConfigView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, js_name = afterToolCall)]
+    fn after_tool_call(this: &ConfigView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, js_name = toolExecution)]
+    fn tool_execution(this: &ConfigView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, js_name = apiKey)]
+    pub fn api_key(this: &ConfigView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    pub fn identity(this: &ConfigView) -> JsValue;
+}
+
+impl Hooks {
+    /// Reads the hooks of `config`; a non-function where a hook belongs is a
+    /// `TypeError` naming it.
+    pub fn read(config: &JsValue) -> Result<Hooks, JsValue> {
+        if !view::is_object(config) {
+            return Err(errors::type_error("config must be an AgentLoopConfig object"));
+        }
+        let c: &ConfigView = config.unchecked_ref();
+        Ok(Hooks {
+            convert_to_llm: optional_fn(c.convert_to_llm(), "config.convertToLlm")?
+                .unwrap_or_else(glue::default_convert_to_llm),
+            transform_context: optional_fn(c.transform_context(), "config.transformContext")?,
+            get_api_key: optional_fn(c.get_api_key(), "config.getApiKey")?,
+            finish_turn: optional_fn(c.finish_turn(), "config.finishTurn")?,
+            prepare_request: optional_fn(c.prepare_request(), "config.prepareRequest")?,
+            prepare_next_turn: optional_fn(c.prepare_next_turn(), "config.prepareNextTurn")?,
+            get_steering: optional_fn(c.get_steering_messages(), "config.getSteeringMessages")?,
+            get_follow_up: optional_fn(c.get_follow_up_messages(), "config.getFollowUpMessages")?,
+            before_tool_call: optional_fn(c.before_tool_call(), "config.beforeToolCall")?,
+            after_tool_call: optional_fn(c.after_tool_call(), "config.afterToolCall")?,
+            sequential: view::is_str(&c.tool_execution(), "sequential"),
+        })
+    }
+}
+
+/// One run of the loop: what the two loops share.
+pub struct Run {
+    pub sink: Sink,
+    /// The run's `AbortSignal`, or `undefined`.
+    pub signal: JsValue,
+    pub hooks: Hooks,
+    /// The current `AgentLoopConfig` (replaced by a copy when hooks change the model or level).
+    pub config: RefCell<JsValue>,
+    /// `currentContext`; replaced by `prepareNextTurn`/`prepareRequest`.
+    pub context: RefCell<JsValue>,
+    pub new_messages: Array,
+}
+
+impl Run {
+    pub fn new(sink: Sink, signal: JsValue, config: JsValue, context: JsValue, new_messages: Array) -> Result<Run, JsValue> {
+        let hooks = Hooks::read(&config)?;
+        Ok(Run {
+            sink,
+            signal,
+            hooks,
+            config: RefCell::new(config),
+            context: RefCell::new(context),
+            new_messages,
+        })
+    }
+
+    pub async fn emit(&self, event: JsValue) -> Result<(), JsValue> {
+        self.sink.emit(event).await
+    }
+
+    pub fn aborted(&self) -> bool {
+        is_aborted(&self.signal)
+    }
+
+    pub fn context(&self) -> JsValue {
+        self.context.borrow().clone()
+    }
+
+    pub fn config(&self) -> JsValue {
+        self.config.borrow().clone()
+    }
+
+    /// `currentContext.messages`, read live (hooks may swap the context).
+    pub fn messages(&self) -> Result<Array, JsValue> {
+        messages_of(&self.context())
+    }
+
+    /// `(await poll?.()) || []`.
+    pub async fn poll(&self, poll: &Option<Function>) -> Result<Array, JsValue> {
+        let Some(f) = poll else { return Ok(Array::new()) };
+        let config = self.config();
+        let value = call::call(f, &config, &[]).await?;
+        if value.is_truthy() {
+            glue::to_array(&value)
+        } else {
+            Ok(Array::new())
+        }
+    }
+}
+
+/// `signal?.aborted`.
+pub fn is_aborted(signal: &JsValue) -> bool {
+    view::is_object(signal) && view(signal).aborted().is_truthy()
+}
+
+/// `context.messages` as an array, or a `TypeError` saying what is wrong.
+pub fn messages_of(context: &JsValue) -> Result<Array, JsValue> {
+    let messages = view::get(context, |c| c.messages());
+    if Array::is_array(&messages) {
+        Ok(messages.unchecked_into())
+    } else {
+        Err(errors::type_error("context.messages must be an array"))
+    }
+}
+
+/// The checks `agentLoopContinue`/`runAgentLoopContinue` make before starting.
+pub fn check_continue(context: &JsValue) -> Result<(), JsValue> {
+    let messages = messages_of(context)?;
+    let len = messages.length();
+    if len == 0 {
+        return Err(errors::error(msg::CONTINUE_NO_MESSAGES));
+    }
+    let last = messages.get(len - 1);
+    if view::is_str(&view::get(&last, |m| m.role()), "assistant") {
+        return Err(errors::error(msg::CONTINUE_FROM_ASSISTANT));
+    }
+    Ok(())
+}
+
+/// `runAgentLoop`: prompts are declared, announced, then the loop runs.
+pub async fn run_agent_loop(
+    prompts: JsValue,
+    context: JsValue,
+    config: JsValue,
+    sink: Sink,
+    signal: JsValue,
+    stream_fn: JsValue,
+) -> Result<Array, JsValue> {
+    let prompts = if Array::is_array(&prompts) {
+        prompts.unchecked_into::<Array>()
+    } else {
+        return Err(errors::type_error("prompts must be an array of messages"));
+    };
+    let base = messages_of(&context)?;
+    let initial = declare::declare_tool_changes(&context, &prompts)?;
+    let new_messages = Array::from(&initial);
+    let current = glue::context_with(&context, &base.concat(&initial));
+    let run = Run::new(sink, signal, config, current, new_messages.clone())?;
+    run.emit(glue::ev_agent_start()).await?;
+    run.emit(glue::ev_turn_start()).await?;
+    for message in initial.iter() {
+        run.emit(glue::ev_message_start(&message)).await?;
+        run.emit(glue::ev_message_end(&message)).await?;
+    }
+    let stream_fn = resolve_stream_fn(stream_fn)?;
+    run_loop(&run, &stream_fn, false).await?;
+    Ok(new_messages)
+}
+
+/// `runAgentLoopContinue`: the loop continues the caller's transcript in place.
+pub async fn run_agent_loop_continue(
+    context: JsValue,
+    config: JsValue,
+    sink: Sink,
+    signal: JsValue,
+    stream_fn: JsValue,
+    skip_initial_steering: bool,
+) -> Result<Array, JsValue> {
+    check_continue(&context)?;
+    let new_messages = Array::new();
+    // A shallow copy that shares `messages` with the caller, as in the reference.
+    let current = glue::shallow(&context);
+    let run = Run::new(sink, signal, config, current, new_messages.clone())?;
+    run.emit(glue::ev_agent_start()).await?;
+    run.emit(glue::ev_turn_start()).await?;
+    let stream_fn = resolve_stream_fn(stream_fn)?;
+    run_loop(&run, &stream_fn, skip_initial_steering).await?;
+    Ok(new_messages)
+}
+
+fn resolve_stream_fn(stream_fn: JsValue) -> Result<Function, JsValue> {
+    if stream_fn.is_undefined() || stream_fn.is_null() {
+        default_stream_fn()
+    } else if stream_fn.is_function() {
+        Ok(stream_fn.unchecked_into())
+    } else {
+        Err(errors::type_error("streamFn must be a function"))
+    }
+}
+
+/// Ends an `agentLoop` stream whose run failed with the same events an `Agent`
+/// emits for a failed run, instead of leaving its consumers waiting forever
+/// (the reference never ends the stream; see the README's deviations).
+pub fn fail_stream(stream: &JsValue, config: &JsValue, error: &JsValue, aborted: bool) {
+    let model = view::get(config, |c| c.model());
+    let failure = failure_message(&model, error, aborted);
+    let stream: &EventStreamHandle = stream.unchecked_ref();
+    stream.push(&glue::ev_message_start(&failure));
+    stream.push(&glue::ev_message_end(&failure));
+    stream.push(&glue::ev_turn_end(&failure, &Array::new()));
+    let messages = Array::of1(&failure);
+    stream.push(&glue::ev_agent_end(&messages));
+    stream.end(&messages);
+}
+
+/// The assistant message that records a failed run (`handleRunFailure`).
+pub fn failure_message(model: &JsValue, error: &JsValue, aborted: bool) -> JsValue {
+    let model = if view::is_object(model) { model.clone() } else { js_sys::Object::new().into() };
+    glue::failure_message(
+        &model,
+        if aborted { "aborted" } else { "error" },
+        &errors::err_text(error),
+        &crate::agent::empty_usage(),
+    )
+}

@@ -1,0 +1,122 @@
+//! One provider request (R31–R38): build the LLM context, call the stream
+//! function, and forward its events as `message_*` events while keeping the
+//! streaming message as the last transcript entry.
+
+use js_sys::{Array, Function, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::run::thinking_level;
+use super::{ConfigView, Run};
+use crate::js::call;
+use crate::js::glue;
+use crate::js::view::{self, view};
+
+const KIND_START: u32 = 1;
+const KIND_UPDATE: u32 = 2;
+const KIND_TERMINAL: u32 = 3;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = Object)]
+    type StreamView;
+    #[wasm_bindgen(method, catch)]
+    fn result(this: &StreamView) -> Result<JsValue, JsValue>;
+}
+
+pub async fn stream_assistant_response(run: &Run, stream_fn: &Function) -> Result<JsValue, JsValue> {
+    let hooks = &run.hooks;
+    let config = run.config();
+    let context = run.context();
+
+    let mut messages: JsValue = run.messages()?.into();
+    if let Some(f) = &hooks.transform_context {
+        messages = call::call(f, &config, &[&messages, &run.signal]).await?;
+    }
+    let llm_messages = call::call(&hooks.convert_to_llm, &config, &[&messages]).await?;
+    let llm_context = js_sys::Object::new();
+    js_sys::Reflect::set(&llm_context, &JsValue::from_str("messages"), &llm_messages)?;
+
+    let model = view(&config).model();
+    let mut api_key = match &hooks.get_api_key {
+        Some(f) => {
+            let provider = view::get(&model, |m| m.provider());
+            call::call(f, &config, &[&provider]).await?
+        }
+        None => JsValue::UNDEFINED,
+    };
+    if !api_key.is_truthy() {
+        api_key = config.unchecked_ref::<ConfigView>().api_key();
+    }
+    let identity = glue::merge_identity(
+        &glue::default_identity(),
+        &config.unchecked_ref::<ConfigView>().identity(),
+    );
+    let options = glue::stream_options(&config, &api_key, &identity, &run.signal);
+    let response = call::call(stream_fn, &JsValue::UNDEFINED, &[&model, &llm_context.into(), &options]).await?;
+
+    let level = thinking_level(&config);
+    let target = messages_array(&context)?;
+    let iterator = glue::open_iterator(&response)?;
+    let mut partial: Option<JsValue> = None;
+
+    loop {
+        let step = call::settle(glue::next_result(&iterator)?).await?;
+        if view(&step).done().is_truthy() {
+            break;
+        }
+        let event = view(&step).value();
+        match glue::event_kind(&event) {
+            KIND_START => {
+                let p = view(&event).partial();
+                target.push(&p);
+                run.emit(glue::ev_message_start_copy(&p)).await?;
+                partial = Some(p);
+            }
+            KIND_UPDATE => {
+                if partial.is_some() {
+                    let p = view(&event).partial();
+                    replace_last(&target, &p);
+                    run.emit(glue::ev_message_update(&p, &event)).await?;
+                    partial = Some(p);
+                }
+            }
+            KIND_TERMINAL => return finish(run, &response, &target, partial.is_some(), &level).await,
+            _ => {}
+        }
+    }
+    finish(run, &response, &target, partial.is_some(), &level).await
+}
+
+async fn finish(
+    run: &Run,
+    response: &JsValue,
+    target: &Array,
+    added_partial: bool,
+    level: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let pending = response.unchecked_ref::<StreamView>().result()?;
+    let message = JsFuture::from(Promise::resolve(&pending)).await?;
+    let message = glue::stamp_thinking(&message, level)?;
+    if added_partial {
+        replace_last(target, &message);
+    } else {
+        target.push(&message);
+        run.emit(glue::ev_message_start_copy(&message)).await?;
+    }
+    run.emit(glue::ev_message_end(&message)).await?;
+    Ok(message)
+}
+
+fn messages_array(context: &JsValue) -> Result<Array, JsValue> {
+    super::messages_of(context)
+}
+
+fn replace_last(array: &Array, value: &JsValue) {
+    let len = array.length();
+    if len > 0 {
+        array.set(len - 1, value.clone());
+    } else {
+        array.push(value);
+    }
+}

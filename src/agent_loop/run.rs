@@ -1,0 +1,163 @@
+//! The two loops (R8–R22): the inner loop runs one request per turn while tool
+//! calls or steering messages remain; the outer loop picks up follow-ups (or one
+//! context-only turn after an explicit `continue`) when the agent would stop.
+
+use js_sys::{Array, Function};
+use wasm_bindgen::prelude::*;
+
+use super::{declare, request, tools, Run};
+use crate::js::call;
+use crate::js::glue;
+use crate::js::view::{self, view};
+
+/// What a hook's `{ context?, model?, thinkingLevel? }` update changes.
+fn apply_update(run: &Run, update: &JsValue) {
+    let context = view(update).context();
+    if !context.is_undefined() && !context.is_null() {
+        *run.context.borrow_mut() = context;
+    }
+    let config = run.config();
+    let c = view(&config);
+    let model = view(update).model();
+    let model = if model.is_undefined() || model.is_null() { c.model() } else { model };
+    let level = view(update).thinking_level();
+    let reasoning = if level.is_undefined() {
+        c.reasoning()
+    } else if view::is_str(&level, "off") {
+        JsValue::UNDEFINED
+    } else {
+        level
+    };
+    *run.config.borrow_mut() = glue::config_with(&config, &model, &reasoning);
+}
+
+/// `config.reasoning ?? "off"`.
+pub fn thinking_level(config: &JsValue) -> JsValue {
+    let level = view::get(config, |c| c.reasoning());
+    if level.is_undefined() || level.is_null() {
+        JsValue::from_str("off")
+    } else {
+        level
+    }
+}
+
+pub async fn run_loop(run: &Run, stream_fn: &Function, skip_initial_steering: bool) -> Result<(), JsValue> {
+    let hooks = &run.hooks;
+    let mut last_turn: Option<JsValue> = None;
+    let mut explicit_continuation = false;
+    let mut pending = if skip_initial_steering {
+        Array::new()
+    } else {
+        run.poll(&hooks.get_steering).await?
+    };
+
+    loop {
+        let mut more_tool_calls = true;
+        while more_tool_calls || pending.length() > 0 {
+            let mut prepared = Array::new();
+            if let Some(turn) = &last_turn {
+                if let Some(f) = &hooks.prepare_next_turn {
+                    let update = call::call(f, &run.config(), &[turn]).await?;
+                    if update.is_truthy() {
+                        let messages = view(&update).messages();
+                        if !messages.is_undefined() && !messages.is_null() {
+                            prepared = glue::to_array(&messages)?;
+                        }
+                        apply_update(run, &update);
+                    }
+                }
+                if pending.length() == 0 {
+                    pending = run.poll(&hooks.get_steering).await?;
+                }
+                run.emit(glue::ev_turn_start()).await?;
+            }
+
+            let queued = prepared.concat(&pending);
+            let declared = declare::declare_tool_changes(&run.context(), &queued)?;
+            for message in declared.iter() {
+                run.emit(glue::ev_message_start(&message)).await?;
+                run.emit(glue::ev_message_end(&message)).await?;
+                run.messages()?.push(&message);
+                run.new_messages.push(&message);
+            }
+
+            if let Some(f) = &hooks.prepare_request {
+                let config = run.config();
+                let request = glue::request_context(
+                    &run.context(),
+                    &view(&config).model(),
+                    &thinking_level(&config),
+                );
+                let update = call::call(f, &config, &[&request, &run.signal]).await?;
+                if update.is_truthy() {
+                    apply_update(run, &update);
+                }
+            }
+
+            let message = request::stream_assistant_response(run, stream_fn).await?;
+            run.new_messages.push(&message);
+
+            let stop = view::get(&message, |m| m.stop_reason());
+            if view::is_str(&stop, "error") || view::is_str(&stop, "aborted") {
+                let no_results = Array::new();
+                let turn = glue::turn_context(&message, &no_results, &run.context(), &run.new_messages);
+                if let Some(f) = &hooks.finish_turn {
+                    call::call(f, &run.config(), &[&turn, &run.signal]).await?;
+                }
+                run.emit(glue::ev_turn_end(&message, &no_results)).await?;
+                run.emit(glue::ev_agent_end(&run.new_messages)).await?;
+                return Ok(());
+            }
+
+            let tool_calls = tools::tool_calls_of(&message);
+            let tool_results = Array::new();
+            more_tool_calls = false;
+            if tool_calls.length() > 0 {
+                let batch = if view::is_str(&stop, "length") {
+                    tools::fail_truncated(run, &tool_calls).await?
+                } else {
+                    tools::execute_tool_calls(run, &message, &tool_calls).await?
+                };
+                more_tool_calls = !batch.terminate;
+                let messages = run.messages()?;
+                for result in batch.messages.iter() {
+                    tool_results.push(&result);
+                    messages.push(&result);
+                    run.new_messages.push(&result);
+                }
+            }
+
+            let turn = glue::turn_context(&message, &tool_results, &run.context(), &run.new_messages);
+            let decision = match &hooks.finish_turn {
+                Some(f) => call::call(f, &run.config(), &[&turn, &run.signal]).await?,
+                None => JsValue::UNDEFINED,
+            };
+            last_turn = Some(turn);
+            run.emit(glue::ev_turn_end(&message, &tool_results)).await?;
+
+            let action = view::get(&decision, |d| d.action());
+            if view::is_str(&action, "end") {
+                run.emit(glue::ev_agent_end(&run.new_messages)).await?;
+                return Ok(());
+            }
+            explicit_continuation = view::is_str(&action, "continue");
+            pending = run.poll(&hooks.get_steering).await?;
+            if more_tool_calls || pending.length() > 0 {
+                explicit_continuation = false;
+            }
+        }
+
+        let follow_ups = run.poll(&hooks.get_follow_up).await?;
+        if follow_ups.length() > 0 {
+            explicit_continuation = false;
+            pending = follow_ups;
+            continue;
+        }
+        if explicit_continuation {
+            explicit_continuation = false;
+            continue;
+        }
+        break;
+    }
+    run.emit(glue::ev_agent_end(&run.new_messages)).await
+}

@@ -1,0 +1,55 @@
+//! Calling user JS functions: sync values and promises alike, thrown values
+//! becoming `Err`, never a panic.
+
+use js_sys::{Function, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use super::glue;
+
+/// Awaits `value` if it is a thenable; returns it as is otherwise.
+///
+/// The reference `await`s every hook result; skipping the microtask for plain
+/// values keeps per-event cost down and does not change the order of events.
+pub async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
+    if glue::is_thenable(&value) {
+        JsFuture::from(Promise::resolve(&value)).await
+    } else {
+        Ok(value)
+    }
+}
+
+/// Calls `f` with `this` and up to three arguments, then settles the result.
+pub async fn call(f: &Function, this: &JsValue, args: &[&JsValue]) -> Result<JsValue, JsValue> {
+    settle(call_sync(f, this, args)?).await
+}
+
+/// Calls `f` without awaiting its result.
+pub fn call_sync(f: &Function, this: &JsValue, args: &[&JsValue]) -> Result<JsValue, JsValue> {
+    match args {
+        [] => f.call0(this),
+        [a] => f.call1(this, a),
+        [a, b] => f.call2(this, a, b),
+        [a, b, c] => f.call3(this, a, b, c),
+        [a, b, c, d, ..] => f.call4(this, a, b, c, d),
+    }
+}
+
+/// Reads an optional callback. `undefined`/`null` mean absent; anything else
+/// that is not a function is a `TypeError` naming the option.
+pub fn optional_fn(value: JsValue, option: &str) -> Result<Option<Function>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        Ok(None)
+    } else if value.is_function() {
+        Ok(Some(value.unchecked_into()))
+    } else {
+        Err(super::errors::type_error(&format_option(option)))
+    }
+}
+
+fn format_option(option: &str) -> String {
+    let mut s = String::with_capacity(option.len() + 24);
+    s.push_str(option);
+    s.push_str(" must be a function");
+    s
+}

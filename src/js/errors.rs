@@ -1,0 +1,35 @@
+//! Typed errors that become real JS `Error` objects.
+
+use wasm_bindgen::prelude::*;
+
+/// A JS `Error` with `message`.
+pub fn error(message: &str) -> JsValue {
+    js_sys::Error::new(message).into()
+}
+
+/// A JS `TypeError` with `message`.
+pub fn type_error(message: &str) -> JsValue {
+    js_sys::TypeError::new(message).into()
+}
+
+/// The reference's `error instanceof Error ? error.message : String(error)`.
+pub fn err_text(error: &JsValue) -> JsValue {
+    super::glue::err_text(error)
+}
+
+/// The message errors the package throws, word for word as in 1.4.0.
+pub mod msg {
+    pub const NO_DEFAULT_STREAM_FN: &str =
+        "No default stream function configured. Pass streamFn explicitly or call setDefaultStreamFn().";
+    pub const CONTINUE_NO_MESSAGES: &str = "Cannot continue: no messages in context";
+    pub const CONTINUE_FROM_ASSISTANT: &str = "Cannot continue from message role: assistant";
+    pub const ALREADY_PROMPTING: &str = "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";
+    pub const ALREADY_CONTINUING: &str =
+        "Agent is already processing. Wait for completion before continuing.";
+    pub const ALREADY_RESETTING: &str =
+        "Agent is already processing. Wait for completion before resetting.";
+    pub const NO_MESSAGES_TO_CONTINUE: &str = "No messages to continue from";
+    pub const LISTENER_OUTSIDE_RUN: &str = "Agent listener invoked outside active run";
+    pub const OPERATION_ABORTED: &str = "Operation aborted";
+    pub const TOOL_BLOCKED: &str = "Tool execution was blocked";
+}

@@ -1,0 +1,538 @@
+// The JavaScript half of the binding layer.
+//
+// Rust drives the loop; the objects it hands to user code are built here, in one
+// call each, so that they are ordinary JS objects with the reference's key order
+// and stable hidden classes, and so that data coming from JS (messages, results,
+// `details`) is never copied through wasm memory. Keep this file small: every
+// line ships in the bundle.
+
+/** Async-iterable push queue with a final result (pi-ai's EventStream protocol). */
+export class EventStream {
+  constructor(isComplete, extractResult) {
+    this._isComplete = isComplete;
+    this._extract = extractResult;
+    this._queue = [];
+    this._head = 0;
+    this._waiting = [];
+    this.done = false;
+    this._result = new Promise((resolve) => {
+      this._resolve = resolve;
+    });
+  }
+  push(event) {
+    if (this.done) return;
+    if (this._isComplete(event)) {
+      this.done = true;
+      this._resolve(this._extract(event));
+    }
+    const waiter = this._waiting.shift();
+    if (waiter) waiter({ value: event, done: false });
+    else this._queue.push(event);
+  }
+  end(result) {
+    this.done = true;
+    if (result !== undefined) this._resolve(result);
+    const waiting = this._waiting;
+    this._waiting = [];
+    for (const waiter of waiting) waiter({ value: undefined, done: true });
+  }
+  _shift() {
+    const event = this._queue[this._head];
+    this._queue[this._head++] = undefined;
+    if (this._head > 1024 && this._head * 2 > this._queue.length) {
+      this._queue = this._queue.slice(this._head);
+      this._head = 0;
+    }
+    return event;
+  }
+  [Symbol.asyncIterator]() {
+    const stream = this;
+    return {
+      // Read by the Rust loop to take queued events without a promise per event.
+      _stream: stream,
+      next() {
+        if (stream._head < stream._queue.length) return Promise.resolve({ value: stream._shift(), done: false });
+        if (stream.done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => stream._waiting.push(resolve));
+      },
+      return() {
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+  result() {
+    return this._result;
+  }
+}
+
+const isTerminal = (event) => event.type === "done" || event.type === "error";
+const terminalMessage = (event) => (event.type === "done" ? event.message : event.error);
+
+/** The stream a `streamFn` returns: completes on `done`/`error` and times the final message. */
+export class AssistantMessageEventStream extends EventStream {
+  constructor() {
+    super(isTerminal, terminalMessage);
+    this._startedAt = Date.now();
+    this._startedMono = performance.now();
+  }
+  push(event) {
+    if (event.type === "done") this._time(event.message);
+    else if (event.type === "error") this._time(event.error);
+    super.push(event);
+  }
+  end(result) {
+    if (result !== undefined) this._time(result);
+    super.end(result);
+  }
+  _time(message) {
+    if (this.done || message == null || message.durationMs !== undefined || message.timestamp < this._startedAt) return;
+    message.durationMs = Math.max(0, Math.round(performance.now() - this._startedMono));
+  }
+}
+
+export function createAssistantMessageEventStream() {
+  return new AssistantMessageEventStream();
+}
+
+export function agentEventStream() {
+  return new EventStream(
+    (event) => event.type === "agent_end",
+    (event) => event.messages,
+  );
+}
+
+// ---- stream consumption -------------------------------------------------------
+
+/** Opens the async iterator of whatever a stream function returned. */
+export function openIterator(stream) {
+  const make = stream != null ? stream[Symbol.asyncIterator] : undefined;
+  if (typeof make !== "function") throw new TypeError("streamFn must return an async-iterable AssistantMessageEventStream");
+  return make.call(stream);
+}
+
+/**
+ * Next iterator result, synchronously when the stream is one of ours and has an
+ * event queued (saves a promise and a wasm wake-up per event), else a promise.
+ */
+export function nextResult(iterator) {
+  const s = iterator._stream;
+  if (s !== undefined && s._head < s._queue.length) return { value: s._shift(), done: false };
+  return iterator.next();
+}
+
+export function isThenable(value) {
+  return value !== null && (typeof value === "object" || typeof value === "function") && typeof value.then === "function";
+}
+
+// ---- values -------------------------------------------------------------------
+
+export function errText(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+export const shallow = (o) => ({ ...o });
+export const now = () => Date.now();
+export const mono = () => performance.now();
+export const typeOf = (v) => typeof v;
+
+// ---- agent events (reference key order) ---------------------------------------
+
+export const evAgentStart = () => ({ type: "agent_start" });
+export const evAgentEnd = (messages) => ({ type: "agent_end", messages });
+export const evTurnStart = () => ({ type: "turn_start" });
+export const evTurnEnd = (message, toolResults) => ({ type: "turn_end", message, toolResults });
+export const evMessageStart = (message) => ({ type: "message_start", message });
+export const evMessageStartCopy = (message) => ({ type: "message_start", message: { ...message } });
+export const evMessageEnd = (message) => ({ type: "message_end", message });
+export const evMessageUpdate = (partial, assistantMessageEvent) => ({
+  type: "message_update",
+  assistantMessageEvent,
+  message: { ...partial },
+});
+export const evToolStart = (toolCallId, toolName, args) => ({ type: "tool_execution_start", toolCallId, toolName, args });
+export const evToolUpdate = (toolCallId, toolName, args, partialResult) => ({
+  type: "tool_execution_update",
+  toolCallId,
+  toolName,
+  args,
+  partialResult,
+});
+export function evToolEnd(toolCallId, toolName, result, isError, durationMs) {
+  const event = { type: "tool_execution_end", toolCallId, toolName, result, isError };
+  if (durationMs !== undefined) event.durationMs = durationMs;
+  return event;
+}
+
+// ---- messages and results -----------------------------------------------------
+
+export const errorToolResult = (text) => ({ content: [{ type: "text", text }], details: {} });
+
+export function toolResultMessage(toolCall, result, isError, durationMs) {
+  const message = {
+    role: "toolResult",
+    toolCallId: toolCall.id,
+    toolName: toolCall.name,
+    content: result.content ?? [],
+    details: result.details,
+    usage: result.usage,
+    isError,
+  };
+  if (durationMs !== undefined) message.durationMs = durationMs;
+  message.timestamp = Date.now();
+  return message;
+}
+
+export function failureMessage(model, stopReason, errorMessage, usage) {
+  return {
+    role: "assistant",
+    content: [{ type: "text", text: "" }],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage,
+    stopReason,
+    errorMessage,
+    timestamp: Date.now(),
+  };
+}
+
+export function userMessage(text, images) {
+  const content = [{ type: "text", text }];
+  if (images && images.length > 0) content.push(...images);
+  return { role: "user", content, timestamp: Date.now() };
+}
+
+/** `afterToolCall` override, field by field (R49). Returns [result, isError]. */
+export function applyAfterToolCall(result, isError, r) {
+  const structured = r.structuredContent ?? (r.content ? undefined : result.structuredContent);
+  const next = {
+    ...result,
+    content: r.content ?? result.content,
+    details: r.details ?? result.details,
+    usage: r.usage ?? result.usage,
+    terminate: r.terminate ?? result.terminate,
+  };
+  if (structured === undefined) delete next.structuredContent;
+  else next.structuredContent = structured;
+  return [next, r.isError ?? isError];
+}
+
+// ---- contexts and options -----------------------------------------------------
+
+export const contextWith = (context, messages) => ({ ...context, messages });
+export function configWith(config, model, reasoning) {
+  return { ...config, model, reasoning };
+}
+export function streamOptions(config, apiKey, identity, signal) {
+  return { ...config, apiKey, identity, signal };
+}
+export function mergeIdentity(...sources) {
+  let merged = {};
+  for (const source of sources) {
+    if (!source) continue;
+    merged = { ...merged };
+    if (source.userAgent !== undefined) merged.userAgent = source.userAgent;
+    if (source.attribution !== undefined) merged.attribution = source.attribution;
+    if (source.version !== undefined) merged.version = source.version;
+  }
+  return merged;
+}
+export const stampThinking = (message, level) => Object.assign(message, { thinkingLevel: level });
+export const withArguments = (toolCall, args) => ({ ...toolCall, arguments: args });
+export const turnContext = (message, toolResults, context, newMessages) => ({ message, toolResults, context, newMessages });
+export const requestContext = (context, model, thinkingLevel) => ({ context, model, thinkingLevel });
+export const beforeContext = (assistantMessage, toolCall, args, context) => ({ assistantMessage, toolCall, args, context });
+export const afterContext = (assistantMessage, toolCall, args, result, isError, context) => ({
+  assistantMessage,
+  toolCall,
+  args,
+  result,
+  isError,
+  context,
+});
+export const toArray = (value) => (Array.isArray(value) ? value : Array.from(value));
+/** Event kinds the loop dispatches on, as small integers (one call instead of a string copy). */
+const KINDS = { start: 1, text_start: 2, text_delta: 2, text_end: 2, thinking_start: 2, thinking_delta: 2, thinking_end: 2, toolcall_start: 2, toolcall_delta: 2, toolcall_end: 2, done: 3, error: 3 };
+export const eventKind = (event) => (event != null && Object.hasOwn(KINDS, event.type) ? KINDS[event.type] : 0);
+
+// ---- tool declarations (§4.6) -------------------------------------------------
+
+/** `[declaration, json]`: the declaration object and its JSON text, which is what equality compares. */
+export function toolDeclaration(tool) {
+  const declaration = {
+    name: tool.name,
+    description: tool.description,
+    parameters: JSON.parse(JSON.stringify(tool.parameters)),
+  };
+  if (tool.constrainedSampling !== undefined) declaration.constrainedSampling = tool.constrainedSampling;
+  return [declaration, JSON.stringify(declaration)];
+}
+
+export function withToolChanges(message, toolsAdded, toolsRemoved) {
+  const { toolsAdded: _a, toolsRemoved: _r, ...rest } = message;
+  if (toolsAdded.length) rest.toolsAdded = toolsAdded;
+  if (toolsRemoved.length) rest.toolsRemoved = toolsRemoved;
+  return rest;
+}
+
+export function toolUpdateMessage(toolsAdded, toolsRemoved) {
+  const message = { role: "system", content: "", timestamp: Date.now() };
+  if (toolsAdded.length) message.toolsAdded = toolsAdded;
+  if (toolsRemoved.length) message.toolsRemoved = toolsRemoved;
+  return message;
+}
+
+export const toolRef = (name) => ({ name });
+
+export function defaultConvertToLlm(messages) {
+  return messages.filter(
+    (m) => m.role === "system" || m.role === "user" || m.role === "assistant" || m.role === "toolResult",
+  );
+}
+export const getDefaultConvertToLlm = () => defaultConvertToLlm;
+
+// ---- plain data ---------------------------------------------------------------
+
+/** Own-property assignment that cannot reach a prototype (a `__proto__` key stays data). */
+export function setKey(object, key, value) {
+  if (key === "__proto__") Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
+  else object[key] = value;
+}
+export const jsonStringify = (value, indent) => JSON.stringify(value, null, indent);
+
+export const PI_ATTRIBUTION = { name: "pi", url: "https://pi.dev", categories: ["cli-agent"] };
+/** The identity the loop sends with every request unless `identity` overrides fields of it. */
+export const DEFAULT_AGENT_IDENTITY = { attribution: PI_ATTRIBUTION };
+export const getDefaultIdentity = () => DEFAULT_AGENT_IDENTITY;
+
+export function updateGate(forward) {
+  let open = true;
+  return [(partialResult) => { if (open) forward(partialResult); }, () => { open = false; }];
+}
+export const hasLegacyTypeBoxKind = (schema) => Object.getOwnPropertySymbols(schema).includes(Symbol.for("TypeBox.Kind"));
+
+// ---- Agent state (R67, R68, R80, R81) -----------------------------------------
+
+export const EMPTY_USAGE = {
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 0,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+};
+export const getEmptyUsage = () => EMPTY_USAGE;
+
+const DEFAULT_MODEL = {
+  id: "unknown",
+  name: "unknown",
+  api: "unknown",
+  provider: "unknown",
+  baseUrl: "",
+  reasoning: false,
+  input: [],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+  contextWindow: 0,
+  maxTokens: 0,
+};
+
+const contentText = (content) =>
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.filter((b) => b && b.type === "text").map((b) => b.text).join("\n")
+      : "";
+
+/** Replays every system message into one (content appended, sections patched, tools replayed). */
+export function currentSystemMessage(messages) {
+  const content = [];
+  const sections = new Map();
+  const tools = new Map();
+  let timestamp;
+  for (const message of messages) {
+    if (message?.role !== "system") continue;
+    timestamp ??= message.timestamp;
+    const text = contentText(message.content);
+    if (text.length > 0) content.push(text);
+    for (const [name, value] of Object.entries(message.sections ?? {})) {
+      if (value === null) sections.delete(name);
+      else sections.set(name, value);
+    }
+    for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
+    for (const tool of message.toolsAdded ?? []) tools.set(tool.name, tool);
+  }
+  if (timestamp === undefined && tools.size === 0) return undefined;
+  const out = { role: "system", content: content.join("\n\n") };
+  if (sections.size > 0) out.sections = Object.fromEntries(sections);
+  if (tools.size > 0) out.toolsAdded = [...tools.values()];
+  out.timestamp = timestamp ?? 0;
+  return out;
+}
+
+function systemPromptOf(messages) {
+  const message = currentSystemMessage(messages);
+  if (!message) return "";
+  const parts = [contentText(message.content)];
+  for (const value of Object.values(message.sections ?? {})) if (value != null) parts.push(value);
+  return parts.filter((p) => p.length > 0).join("\n\n");
+}
+
+export function createAgentState(initial) {
+  let tools = initial?.tools?.slice() ?? [];
+  let messages = initial?.messages?.slice() ?? [];
+  const prompt = initial?.systemPrompt;
+  const declarations = tools.map((t) => toolDeclaration(t)[0]);
+  if (messages[0]?.role !== "system" && (prompt || declarations.length > 0)) {
+    const first = { role: "system", content: prompt ?? "" };
+    if (declarations.length) first.toolsAdded = declarations;
+    first.timestamp = 0;
+    messages.unshift(first);
+  }
+  return {
+    get systemPrompt() {
+      return systemPromptOf(messages);
+    },
+    model: initial?.model ?? DEFAULT_MODEL,
+    thinkingLevel: initial?.thinkingLevel ?? "off",
+    get tools() {
+      return tools;
+    },
+    set tools(next) {
+      tools = next.slice();
+    },
+    get messages() {
+      return messages;
+    },
+    set messages(next) {
+      messages = next.slice();
+    },
+    isStreaming: false,
+    streamingMessage: undefined,
+    pendingToolCalls: new Set(),
+    errorMessage: undefined,
+  };
+}
+
+export function resetState(state) {
+  const baseline = currentSystemMessage(state.messages);
+  state.messages = baseline ? [baseline] : [];
+  state.isStreaming = false;
+  state.streamingMessage = undefined;
+  state.pendingToolCalls = new Set();
+  state.errorMessage = undefined;
+}
+
+export function startRunState(state) {
+  state.isStreaming = true;
+  state.streamingMessage = undefined;
+  state.errorMessage = undefined;
+}
+
+export function finishRunState(state) {
+  state.isStreaming = false;
+  state.streamingMessage = undefined;
+  state.pendingToolCalls = new Set();
+}
+
+function reduce(state, event) {
+  switch (event.type) {
+    case "message_start":
+    case "message_update":
+      state.streamingMessage = event.message;
+      break;
+    case "message_end":
+      state.streamingMessage = undefined;
+      state.messages.push(event.message);
+      break;
+    case "tool_execution_start": {
+      const next = new Set(state.pendingToolCalls);
+      next.add(event.toolCallId);
+      state.pendingToolCalls = next;
+      break;
+    }
+    case "tool_execution_end": {
+      const next = new Set(state.pendingToolCalls);
+      next.delete(event.toolCallId);
+      state.pendingToolCalls = next;
+      break;
+    }
+    case "turn_end":
+      if (event.message.role === "assistant" && event.message.errorMessage) state.errorMessage = event.message.errorMessage;
+      break;
+    case "agent_end":
+      state.streamingMessage = undefined;
+      break;
+  }
+}
+
+/**
+ * Reduces `event` into the state, then calls the listeners in order with live
+ * `Set` iteration. Returns `undefined` when every listener returned a plain
+ * value, or a promise for the rest of the dispatch once one returns a promise.
+ */
+export function agentProcess(state, listeners, event, signal, onChange) {
+  reduce(state, event);
+  if (onChange !== undefined) onChange(event);
+  if (!signal) throw new Error("Agent listener invoked outside active run");
+  return dispatchFrom(listeners.values(), event, signal);
+}
+
+function dispatchFrom(iterator, event, signal) {
+  for (let step = iterator.next(); !step.done; step = iterator.next()) {
+    const out = step.value(event, signal);
+    if (isThenable(out)) return Promise.resolve(out).then(() => dispatchFrom(iterator, event, signal));
+  }
+  return undefined;
+}
+
+export function subscribe(listeners, listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The messages `prompt(input, images)` sends. */
+export function promptMessages(input, images) {
+  if (Array.isArray(input)) return input;
+  if (typeof input !== "string") return [input];
+  return [userMessage(input, images)];
+}
+
+export function agentLoopConfig(agent, state, reasoning, prepareNextTurn, getSteeringMessages, getFollowUpMessages) {
+  return {
+    model: state.model,
+    reasoning,
+    sessionId: agent.sessionId,
+    onPayload: agent.onPayload,
+    onResponse: agent.onResponse,
+    onProviderStreamEvent: agent.onProviderStreamEvent,
+    transport: agent.transport,
+    thinkingBudgets: agent.thinkingBudgets,
+    maxRetryDelayMs: agent.maxRetryDelayMs,
+    identity: agent.identity,
+    toolExecution: agent.toolExecution,
+    beforeToolCall: agent.beforeToolCall,
+    afterToolCall: agent.afterToolCall,
+    finishTurn: agent.finishTurn,
+    prepareRequest: agent.prepareRequest,
+    prepareNextTurn,
+    convertToLlm: agent.convertToLlm,
+    transformContext: agent.transformContext,
+    getApiKey: agent.getApiKey,
+    getSteeringMessages,
+    getFollowUpMessages,
+  };
+}
+
+export const contextSnapshot = (state) => ({ messages: state.messages.slice(), tools: state.tools.slice() });
+export const lastRole = (messages) => messages[messages.length - 1]?.role;
+export const allSystem = (messages) => messages.length === 0 || messages.every((m) => m.role === "system");
+export function toolCallOutcome(toolCall, result, isError, durationMs) {
+  const outcome = { toolCall, result, isError };
+  if (durationMs !== undefined) outcome.durationMs = durationMs;
+  return outcome;
+}
+export function reportPanic(message) {
+  console.error(message);
+}

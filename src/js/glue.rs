@@ -1,0 +1,137 @@
+//! Imports from `glue.js`, the JS half of the binding layer.
+
+use js_sys::{Array, Function};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = agentEventStream)]
+    pub fn agent_event_stream() -> JsValue;
+    #[wasm_bindgen(js_name = createAssistantMessageEventStream)]
+    pub fn create_assistant_message_event_stream() -> JsValue;
+
+    #[wasm_bindgen(js_name = openIterator, catch)]
+    pub fn open_iterator(stream: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = nextResult, catch)]
+    pub fn next_result(iterator: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = isThenable)]
+    pub fn is_thenable(value: &JsValue) -> bool;
+
+    #[wasm_bindgen(js_name = errText)]
+    pub fn err_text(error: &JsValue) -> JsValue;
+    pub fn shallow(object: &JsValue) -> JsValue;
+    pub fn now() -> f64;
+    pub fn mono() -> f64;
+
+    #[wasm_bindgen(js_name = evAgentStart)]
+    pub fn ev_agent_start() -> JsValue;
+    #[wasm_bindgen(js_name = evAgentEnd)]
+    pub fn ev_agent_end(messages: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = evTurnStart)]
+    pub fn ev_turn_start() -> JsValue;
+    #[wasm_bindgen(js_name = evTurnEnd)]
+    pub fn ev_turn_end(message: &JsValue, tool_results: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = evMessageStart)]
+    pub fn ev_message_start(message: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = evMessageStartCopy)]
+    pub fn ev_message_start_copy(message: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = evMessageEnd)]
+    pub fn ev_message_end(message: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = evMessageUpdate)]
+    pub fn ev_message_update(partial: &JsValue, event: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = evToolStart)]
+    pub fn ev_tool_start(id: &JsValue, name: &JsValue, args: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = evToolUpdate)]
+    pub fn ev_tool_update(id: &JsValue, name: &JsValue, args: &JsValue, partial: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = evToolEnd)]
+    pub fn ev_tool_end(
+        id: &JsValue,
+        name: &JsValue,
+        result: &JsValue,
+        is_error: bool,
+        duration_ms: Option<f64>,
+    ) -> JsValue;
+
+    #[wasm_bindgen(js_name = errorToolResult)]
+    pub fn error_tool_result(text: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = toolResultMessage)]
+    pub fn tool_result_message(
+        tool_call: &JsValue,
+        result: &JsValue,
+        is_error: bool,
+        duration_ms: Option<f64>,
+    ) -> JsValue;
+    #[wasm_bindgen(js_name = failureMessage)]
+    pub fn failure_message(
+        model: &JsValue,
+        stop_reason: &str,
+        error_message: &JsValue,
+        usage: &JsValue,
+    ) -> JsValue;
+    #[wasm_bindgen(js_name = userMessage)]
+    pub fn user_message(text: &JsValue, images: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = applyAfterToolCall)]
+    pub fn apply_after_tool_call(result: &JsValue, is_error: bool, r: &JsValue) -> Array;
+
+    #[wasm_bindgen(js_name = contextWith)]
+    pub fn context_with(context: &JsValue, messages: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = configWith)]
+    pub fn config_with(config: &JsValue, model: &JsValue, reasoning: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = streamOptions)]
+    pub fn stream_options(
+        config: &JsValue,
+        api_key: &JsValue,
+        identity: &JsValue,
+        signal: &JsValue,
+    ) -> JsValue;
+    #[wasm_bindgen(js_name = mergeIdentity)]
+    pub fn merge_identity(a: &JsValue, b: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = stampThinking, catch)]
+    pub fn stamp_thinking(message: &JsValue, level: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = getDefaultIdentity)]
+    pub fn default_identity() -> JsValue;
+    #[wasm_bindgen(js_name = withArguments)]
+    pub fn with_arguments(tool_call: &JsValue, args: &JsValue) -> JsValue;
+
+    #[wasm_bindgen(js_name = toolDeclaration, catch)]
+    pub fn tool_declaration(tool: &JsValue) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_name = withToolChanges)]
+    pub fn with_tool_changes(message: &JsValue, added: &Array, removed: &Array) -> JsValue;
+    #[wasm_bindgen(js_name = toolUpdateMessage)]
+    pub fn tool_update_message(added: &Array, removed: &Array) -> JsValue;
+    #[wasm_bindgen(js_name = toolRef)]
+    pub fn tool_ref(name: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = getDefaultConvertToLlm)]
+    pub fn default_convert_to_llm() -> Function;
+}
+
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = setKey)]
+    pub fn set_key(object: &JsValue, key: &str, value: &JsValue);
+    #[wasm_bindgen(js_name = jsonStringify, catch)]
+    pub fn json_stringify(value: &JsValue, indent: u32) -> Result<JsValue, JsValue>;
+}
+
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = turnContext)]
+    pub fn turn_context(message: &JsValue, tool_results: &JsValue, context: &JsValue, new_messages: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = requestContext)]
+    pub fn request_context(context: &JsValue, model: &JsValue, thinking_level: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = beforeContext)]
+    pub fn before_context(assistant: &JsValue, tool_call: &JsValue, args: &JsValue, context: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = afterContext)]
+    pub fn after_context(
+        assistant: &JsValue,
+        tool_call: &JsValue,
+        args: &JsValue,
+        result: &JsValue,
+        is_error: bool,
+        context: &JsValue,
+    ) -> JsValue;
+    #[wasm_bindgen(js_name = toArray, catch)]
+    pub fn to_array(value: &JsValue) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_name = eventKind)]
+    pub fn event_kind(event: &JsValue) -> u32;
+}
