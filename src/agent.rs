@@ -543,3 +543,35 @@ fn finish_run(core: &Core) {
         let _ = active.resolve.call0(&JsValue::UNDEFINED);
     }
 }
+
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = getSnapshot)]
+    fn get_snapshot(state: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = subscribeState, catch)]
+    fn subscribe_state(state: &JsValue, listener: &JsValue, options: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+#[wasm_bindgen]
+impl Agent {
+    /// A frozen view of the state for UI frameworks. It keeps its identity
+    /// until the state changes; its `messages` array keeps its identity until
+    /// the transcript changes, and message objects are the transcript's own.
+    #[wasm_bindgen(js_name = getSnapshot, unchecked_return_type = "AgentSnapshot")]
+    pub fn get_snapshot(&self) -> JsValue {
+        get_snapshot(&self.core.state)
+    }
+
+    /// Calls `listener` after state changes, at any time (not only during a
+    /// run). Changes are coalesced to one call per animation frame (or per
+    /// macrotask where there are no frames); pass `{ coalesce: false }` to be
+    /// called synchronously on every change. Returns an unsubscribe function.
+    #[wasm_bindgen(js_name = subscribeState, unchecked_return_type = "() => boolean")]
+    pub fn subscribe_state(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "() => void")] listener: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "{ coalesce?: boolean }")] options: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        subscribe_state(&self.core.state, &listener, &options)
+    }
+}

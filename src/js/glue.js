@@ -379,6 +379,14 @@ function systemPromptOf(messages) {
   return parts.filter((p) => p.length > 0).join("\n\n");
 }
 
+const frame =
+  typeof requestAnimationFrame === "function" ? (f) => requestAnimationFrame(() => f()) : (f) => setTimeout(f, 0);
+
+/**
+ * The `agent.state` object: the reference's keys, order and accessors, plus
+ * change tracking for `getSnapshot()`/`subscribeState()`. Every key is an
+ * accessor so that an app's assignment (`state.model = m`) is seen too.
+ */
 export function createAgentState(initial) {
   let tools = initial?.tools?.slice() ?? [];
   let messages = initial?.messages?.slice() ?? [];
@@ -390,29 +398,137 @@ export function createAgentState(initial) {
     first.timestamp = 0;
     messages.unshift(first);
   }
-  return {
+  let model = initial?.model ?? DEFAULT_MODEL;
+  let thinkingLevel = initial?.thinkingLevel ?? "off";
+  let isStreaming = false;
+  let streamingMessage;
+  let pendingToolCalls = new Set();
+  let errorMessage;
+
+  let version = 0;
+  let snapshot;
+  let snapshotVersion = -1;
+  let snapshotMessages = Object.freeze([]);
+  let snapshotSource;
+  let snapshotLength = -1;
+  let snapshotLast;
+  let snapshotPrompt = "";
+  const watchers = new Map();
+  let scheduled = false;
+  const notify = () => {
+    scheduled = false;
+    for (const [watcher, sync] of watchers) if (!sync) watcher();
+  };
+  const changed = () => {
+    version++;
+    for (const [watcher, sync] of watchers) if (sync) watcher();
+    if (!scheduled && watchers.size > 0) {
+      scheduled = true;
+      frame(notify);
+    }
+  };
+
+  const state = {
     get systemPrompt() {
       return systemPromptOf(messages);
     },
-    model: initial?.model ?? DEFAULT_MODEL,
-    thinkingLevel: initial?.thinkingLevel ?? "off",
+    get model() {
+      return model;
+    },
+    set model(v) {
+      model = v;
+      changed();
+    },
+    get thinkingLevel() {
+      return thinkingLevel;
+    },
+    set thinkingLevel(v) {
+      thinkingLevel = v;
+      changed();
+    },
     get tools() {
       return tools;
     },
     set tools(next) {
       tools = next.slice();
+      changed();
     },
     get messages() {
       return messages;
     },
     set messages(next) {
       messages = next.slice();
+      changed();
     },
-    isStreaming: false,
-    streamingMessage: undefined,
-    pendingToolCalls: new Set(),
-    errorMessage: undefined,
+    get isStreaming() {
+      return isStreaming;
+    },
+    set isStreaming(v) {
+      isStreaming = v;
+      changed();
+    },
+    get streamingMessage() {
+      return streamingMessage;
+    },
+    set streamingMessage(v) {
+      streamingMessage = v;
+      changed();
+    },
+    get pendingToolCalls() {
+      return pendingToolCalls;
+    },
+    set pendingToolCalls(v) {
+      pendingToolCalls = v;
+      changed();
+    },
+    get errorMessage() {
+      return errorMessage;
+    },
+    set errorMessage(v) {
+      errorMessage = v;
+      changed();
+    },
   };
+  STATE_INTERNALS.set(state, {
+    changed,
+    snapshot() {
+      const last = messages[messages.length - 1];
+      const messagesMoved = snapshotSource !== messages || snapshotLength !== messages.length || snapshotLast !== last;
+      if (snapshot !== undefined && snapshotVersion === version && !messagesMoved) return snapshot;
+      if (messagesMoved) {
+        snapshotMessages = Object.freeze(messages.slice());
+        snapshotSource = messages;
+        snapshotLength = messages.length;
+        snapshotLast = last;
+        snapshotPrompt = systemPromptOf(messages);
+      }
+      snapshotVersion = version;
+      snapshot = Object.freeze({
+        systemPrompt: snapshotPrompt,
+        model,
+        thinkingLevel,
+        tools,
+        messages: snapshotMessages,
+        isStreaming,
+        streamingMessage,
+        pendingToolCalls,
+        errorMessage,
+      });
+      return snapshot;
+    },
+    watch(watcher, sync) {
+      watchers.set(watcher, sync);
+      return () => watchers.delete(watcher);
+    },
+  });
+  return state;
+}
+
+const STATE_INTERNALS = new WeakMap();
+export const getSnapshot = (state) => STATE_INTERNALS.get(state).snapshot();
+export function subscribeState(state, watcher, options) {
+  if (typeof watcher !== "function") throw new TypeError("subscribeState(listener): listener must be a function");
+  return STATE_INTERNALS.get(state).watch(watcher, options?.coalesce === false);
 }
 
 export function resetState(state) {
@@ -443,8 +559,8 @@ function reduce(state, event) {
       state.streamingMessage = event.message;
       break;
     case "message_end":
-      state.streamingMessage = undefined;
       state.messages.push(event.message);
+      state.streamingMessage = undefined;
       break;
     case "tool_execution_start": {
       const next = new Set(state.pendingToolCalls);

@@ -1,0 +1,175 @@
+// JS half of streamProxy: the request, the response's error body, and the
+// per-event edits of the partial message (plain property writes on JS objects).
+// Rust drives the reading, framing, JSON-argument parsing and the ordering.
+
+export function proxyPartial(model) {
+  return {
+    role: "assistant",
+    stopReason: "pending",
+    content: [],
+    api: model.api,
+    provider: model.provider,
+    model: model.id,
+    usage: {
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 0,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+    },
+    timestamp: Date.now(),
+  };
+}
+
+/** Starts the POST; resolves with the Response. Only serialisable options are sent. */
+export function proxyFetch(model, context, options) {
+  const body = JSON.stringify({
+    model,
+    context,
+    options: {
+      temperature: options.temperature,
+      samplingParams: options.samplingParams,
+      maxTokens: options.maxTokens,
+      reasoning: options.reasoning,
+      cacheRetention: options.cacheRetention,
+      sessionId: options.sessionId,
+      headers: options.headers,
+      metadata: options.metadata,
+      transport: options.transport,
+      thinkingBudgets: options.thinkingBudgets,
+      maxRetryDelayMs: options.maxRetryDelayMs,
+    },
+  });
+  return globalThis.fetch(`${options.proxyUrl}/api/stream`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${options.authToken}`, "Content-Type": "application/json" },
+    body,
+    signal: options.signal,
+  });
+}
+
+/** The message for a non-OK response: the body's `error` (a string, or `{ message }`), else the status. */
+export async function proxyErrorMessage(response) {
+  let message = `Proxy error: ${response.status} ${response.statusText}`;
+  try {
+    const data = await response.json();
+    const error = data?.error;
+    if (error) {
+      const text = typeof error === "object" && typeof error.message === "string" ? error.message : error;
+      message = `Proxy error: ${text}`;
+    }
+  } catch {
+    // The body was not JSON: keep the status line.
+  }
+  return message;
+}
+
+/** Cancels `reader` when `signal` aborts; returns a function that removes the listener. */
+export function cancelOnAbort(signal, reader) {
+  if (!signal) return () => {};
+  const onAbort = () => {
+    reader.cancel("Request aborted by user").catch(() => {});
+  };
+  signal.addEventListener("abort", onAbort);
+  return () => signal.removeEventListener("abort", onAbort);
+}
+
+export const bodyReader = (response) => response.body.getReader();
+export const parseJson = (text) => JSON.parse(text);
+export const warnUnhandled = (type) => console.warn(`Unhandled proxy event type: ${type}`);
+
+const fail = (message) => {
+  throw new Error(message);
+};
+
+/**
+ * Applies one proxy event to `partial` and returns the stream event to push,
+ * or `undefined`. Tool-call deltas are handled in Rust (they need the parser)
+ * and come back through `toolcallDelta`.
+ */
+export function applyProxyEvent(e, partial) {
+  const content = partial.content;
+  const i = e.contentIndex;
+  switch (e.type) {
+    case "start":
+      return { type: "start", partial };
+    case "text_start":
+      content[i] = { type: "text", text: "" };
+      return { type: "text_start", contentIndex: i, partial };
+    case "text_delta": {
+      const block = content[i];
+      if (block?.type !== "text") fail("Received text_delta for non-text content");
+      block.text += e.delta;
+      return { type: "text_delta", contentIndex: i, delta: e.delta, partial };
+    }
+    case "text_end": {
+      const block = content[i];
+      if (block?.type !== "text") fail("Received text_end for non-text content");
+      block.textSignature = e.contentSignature;
+      return { type: "text_end", contentIndex: i, content: block.text, partial };
+    }
+    case "thinking_start":
+      content[i] = { type: "thinking", thinking: "" };
+      return { type: "thinking_start", contentIndex: i, partial };
+    case "thinking_delta": {
+      const block = content[i];
+      if (block?.type !== "thinking") fail("Received thinking_delta for non-thinking content");
+      block.thinking += e.delta;
+      return { type: "thinking_delta", contentIndex: i, delta: e.delta, partial };
+    }
+    case "thinking_end": {
+      const block = content[i];
+      if (block?.type !== "thinking") fail("Received thinking_end for non-thinking content");
+      block.thinkingSignature = e.contentSignature;
+      return { type: "thinking_end", contentIndex: i, content: block.thinking, partial };
+    }
+    case "toolcall_start":
+      content[i] = { type: "toolCall", id: e.id, name: e.toolName, arguments: {}, partialJson: "" };
+      return { type: "toolcall_start", contentIndex: i, partial };
+    case "toolcall_end": {
+      const block = content[i];
+      if (block?.type !== "toolCall") return undefined;
+      Object.assign(block, e.toolCall);
+      delete block.partialJson;
+      return { type: "toolcall_end", contentIndex: i, toolCall: block, partial };
+    }
+    case "done":
+      partial.stopReason = e.reason;
+      partial.usage = e.usage;
+      if (e.providerThinkingLevel !== undefined) partial.providerThinkingLevel = e.providerThinkingLevel;
+      return { type: "done", reason: e.reason, message: partial };
+    case "error":
+      partial.stopReason = e.reason;
+      partial.errorMessage = e.errorMessage;
+      partial.usage = e.usage;
+      if (e.providerThinkingLevel !== undefined) partial.providerThinkingLevel = e.providerThinkingLevel;
+      return { type: "error", reason: e.reason, error: partial };
+    default:
+      warnUnhandled(e.type);
+      return undefined;
+  }
+}
+
+/** The open tool-call block at `i` (throws like the reference when it is not one). */
+export function toolcallBlock(partial, i) {
+  const block = partial.content[i];
+  if (block?.type !== "toolCall") fail("Received toolcall_delta for non-toolCall content");
+  return block;
+}
+
+/** A delta's edit: a new block object with the grown JSON text and the new arguments. */
+export function toolcallDelta(partial, i, block, delta, args) {
+  const next = { ...block, partialJson: block.partialJson + delta, arguments: args };
+  partial.content[i] = next;
+  return { type: "toolcall_delta", contentIndex: i, delta, partial };
+}
+
+export function failPartial(partial, reason, message) {
+  partial.stopReason = reason;
+  partial.errorMessage = message;
+  return { type: "error", reason, error: partial };
+}
+
+export const newObject = () => ({});
+export const newArray = () => [];

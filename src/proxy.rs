@@ -1,0 +1,296 @@
+//! `streamProxy` (P1–P12): a stream function that POSTs the request to the
+//! app's server and rebuilds the assistant message from its SSE events.
+//!
+//! Bytes are framed by the pure `sse` module; tool-call arguments are parsed
+//! incrementally by `json::partial` and mirrored into JS objects with
+//! structural sharing (only the path to what changed gets new objects, and a
+//! growing string is extended rather than rebuilt), so a long argument costs
+//! the same per delta at the end as at the start.
+
+use js_sys::{Array, Function, JsString, Object, Promise, Uint8Array};
+use std::collections::HashMap;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+
+use crate::agent_loop::EventStreamHandle;
+use crate::js::errors;
+use crate::js::glue;
+use crate::js::view::{self, view};
+use crate::json::partial::{NodeId, NodeKind, PartialJson};
+use crate::sse::SseFramer;
+
+#[wasm_bindgen(module = "/src/js/proxy.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = proxyPartial)]
+    fn proxy_partial(model: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = proxyFetch, catch)]
+    fn proxy_fetch(model: &JsValue, context: &JsValue, options: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = proxyErrorMessage)]
+    fn proxy_error_message(response: &JsValue) -> Promise;
+    #[wasm_bindgen(js_name = cancelOnAbort)]
+    fn cancel_on_abort(signal: &JsValue, reader: &JsValue) -> Function;
+    #[wasm_bindgen(js_name = bodyReader, catch)]
+    fn body_reader(response: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = parseJson, catch)]
+    fn parse_json(text: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = applyProxyEvent, catch)]
+    fn apply_proxy_event(event: &JsValue, partial: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = toolcallBlock, catch)]
+    fn toolcall_block(partial: &JsValue, index: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = toolcallDelta)]
+    fn toolcall_delta(partial: &JsValue, index: &JsValue, block: &JsValue, delta: &JsValue, args: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = failPartial)]
+    fn fail_partial(partial: &JsValue, reason: &str, message: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = newObject)]
+    fn new_object() -> JsValue;
+    #[wasm_bindgen(js_name = newArray)]
+    fn new_array() -> Array;
+}
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = Object)]
+    type ProxyView;
+    #[wasm_bindgen(method, getter, structural)]
+    fn signal(this: &ProxyView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    fn ok(this: &ProxyView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, js_name = contentIndex)]
+    fn content_index(this: &ProxyView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural)]
+    fn delta(this: &ProxyView) -> JsValue;
+    #[wasm_bindgen(method, catch, js_name = read)]
+    fn read(this: &ProxyView) -> Result<Promise, JsValue>;
+}
+
+const ABORTED: &str = "Request aborted by user";
+const CLOSED_EARLY: &str = "Connection closed by proxy server before the response completed";
+
+/// Streams a response through the app's proxy server, so the browser never
+/// holds a provider key. Returns an `AssistantMessageEventStream` at once;
+/// failures become a final `error` event, never a thrown error.
+#[wasm_bindgen(js_name = streamProxy, unchecked_return_type = "AssistantMessageEventStream")]
+pub fn stream_proxy(
+    #[wasm_bindgen(unchecked_param_type = "Model<any>")] model: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "TranscriptContext")] context: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ProxyStreamOptions")] options: JsValue,
+) -> JsValue {
+    crate::panic::install();
+    let stream = glue::create_assistant_message_event_stream();
+    let partial = proxy_partial(&if view::is_object(&model) { model.clone() } else { Object::new().into() });
+    let signal = view::get(&options, |_| options.unchecked_ref::<ProxyView>().signal());
+    let s = stream.clone();
+    spawn_local(async move {
+        let handle: &EventStreamHandle = s.unchecked_ref();
+        let mut state = ProxyState::default();
+        let outcome = read_stream(&model, &context, &options, &partial, &signal, handle, &mut state).await;
+        match outcome {
+            Ok(()) => {
+                if !state.saw_terminal {
+                    handle.push(&fail_partial(&partial, "error", &JsValue::from_str(CLOSED_EARLY)));
+                }
+            }
+            Err(error) => {
+                let reason = if crate::agent_loop::is_aborted(&signal) { "aborted" } else { "error" };
+                handle.push(&fail_partial(&partial, reason, &errors::err_text(&error)));
+            }
+        }
+        handle.end(&JsValue::UNDEFINED);
+    });
+    stream
+}
+
+#[derive(Default)]
+struct ProxyState {
+    saw_terminal: bool,
+    /// Argument parsers of the open tool calls, by content index.
+    args: HashMap<u32, ArgsMirror>,
+}
+
+async fn read_stream(
+    model: &JsValue,
+    context: &JsValue,
+    options: &JsValue,
+    partial: &JsValue,
+    signal: &JsValue,
+    stream: &EventStreamHandle,
+    state: &mut ProxyState,
+) -> Result<(), JsValue> {
+    if !view::is_object(options) {
+        return Err(errors::type_error("streamProxy(model, context, options): options must be an object"));
+    }
+    let response = JsFuture::from(Promise::resolve(&proxy_fetch(model, context, options)?)).await?;
+    if !response.unchecked_ref::<ProxyView>().ok().is_truthy() {
+        let message = JsFuture::from(proxy_error_message(&response)).await?;
+        return Err(errors::error(&message.as_string().unwrap_or_default()));
+    }
+    let reader = body_reader(&response)?;
+    let remove_listener = cancel_on_abort(signal, &reader);
+    let result = read_body(&reader, partial, signal, stream, state).await;
+    let _ = remove_listener.call0(&JsValue::UNDEFINED);
+    result
+}
+
+async fn read_body(
+    reader: &JsValue,
+    partial: &JsValue,
+    signal: &JsValue,
+    stream: &EventStreamHandle,
+    state: &mut ProxyState,
+) -> Result<(), JsValue> {
+    let mut framer = SseFramer::new();
+    let mut lines: Vec<String> = Vec::new();
+    let reader_view: &ProxyView = reader.unchecked_ref();
+    loop {
+        let step = JsFuture::from(reader_view.read()?).await?;
+        if view(&step).done().is_truthy() {
+            break;
+        }
+        if crate::agent_loop::is_aborted(signal) {
+            return Err(errors::error(ABORTED));
+        }
+        let chunk = view(&step).value();
+        let bytes = chunk.dyn_into::<Uint8Array>().map_err(|_| errors::type_error("the response body yielded a non-byte chunk"))?;
+        framer.push(&bytes.to_vec(), &mut lines);
+        for line in lines.drain(..) {
+            process_line(&line, partial, stream, state)?;
+        }
+    }
+    if crate::agent_loop::is_aborted(signal) {
+        return Err(errors::error(ABORTED));
+    }
+    framer.finish(&mut lines);
+    for line in lines.drain(..) {
+        process_line(&line, partial, stream, state)?;
+    }
+    Ok(())
+}
+
+fn process_line(data: &str, partial: &JsValue, stream: &EventStreamHandle, state: &mut ProxyState) -> Result<(), JsValue> {
+    let event = parse_json(data)?;
+    let kind = view::get(&event, |e| e.kind());
+    let out = if view::is_str(&kind, "toolcall_delta") {
+        toolcall_delta_event(&event, partial, state)?
+    } else {
+        let out = apply_proxy_event(&event, partial)?;
+        if view::is_str(&kind, "toolcall_start") || view::is_str(&kind, "toolcall_end") {
+            if let Some(i) = index_of(&event) {
+                state.args.remove(&i);
+            }
+        }
+        out
+    };
+    if out.is_undefined() {
+        return Ok(());
+    }
+    let out_kind = view(&out).kind();
+    if view::is_str(&out_kind, "done") || view::is_str(&out_kind, "error") {
+        state.saw_terminal = true;
+    }
+    stream.push(&out);
+    Ok(())
+}
+
+fn index_of(event: &JsValue) -> Option<u32> {
+    let i = event.unchecked_ref::<ProxyView>().content_index().as_f64()?;
+    (i >= 0.0 && i.fract() == 0.0 && i <= u32::MAX as f64).then_some(i as u32)
+}
+
+fn toolcall_delta_event(event: &JsValue, partial: &JsValue, state: &mut ProxyState) -> Result<JsValue, JsValue> {
+    let e: &ProxyView = event.unchecked_ref();
+    let index = e.content_index();
+    let block = toolcall_block(partial, &index)?;
+    let delta = e.delta();
+    let text = delta.as_string().unwrap_or_else(|| JsString::from(delta.clone()).as_string().unwrap_or_default());
+    let args = match index_of(event) {
+        Some(i) => {
+            let mirror = state.args.entry(i).or_default();
+            mirror.parser.push(&text);
+            mirror.arguments()
+        }
+        // A non-integer index cannot be tracked incrementally; parse from scratch.
+        None => {
+            let mut mirror = ArgsMirror::default();
+            let prior = js_sys::Reflect::get(&block, &JsValue::from_str("partialJson")).unwrap_or(JsValue::UNDEFINED);
+            mirror.parser.push(&prior.as_string().unwrap_or_default());
+            mirror.parser.push(&text);
+            mirror.arguments()
+        }
+    };
+    Ok(toolcall_delta(partial, &index, &block, &JsValue::from_str(&text), &args))
+}
+
+/// One tool call's parser and the JS objects last built from it, by node.
+#[derive(Default)]
+struct ArgsMirror {
+    parser: PartialJson,
+    built: HashMap<NodeId, Built>,
+}
+
+struct Built {
+    version: u32,
+    value: JsValue,
+    /// For strings: how many bytes of the node's text `value` holds.
+    text_len: usize,
+}
+
+impl ArgsMirror {
+    /// `parseStreamingJson(text) || {}`, rebuilt only where it changed.
+    fn arguments(&mut self) -> JsValue {
+        let value = match self.parser.root() {
+            Some(root) => self.build(root, 0),
+            None => JsValue::UNDEFINED,
+        };
+        if value.is_truthy() {
+            value
+        } else {
+            new_object()
+        }
+    }
+
+    fn build(&mut self, id: NodeId, depth: u32) -> JsValue {
+        let Some(node) = self.parser.node(id) else { return JsValue::UNDEFINED };
+        if let Some(b) = self.built.get(&id) {
+            if b.version == node.version {
+                return b.value.clone();
+            }
+        }
+        let version = node.version;
+        let (value, text_len) = match &node.kind {
+            NodeKind::Null => (JsValue::NULL, 0),
+            NodeKind::Bool(b) => (JsValue::from_bool(*b), 0),
+            NodeKind::Number(n) => (JsValue::from_f64(*n), 0),
+            NodeKind::String(text) => {
+                let grown = self.built.get(&id).and_then(|b| {
+                    let suffix = text.get(b.text_len..)?;
+                    let prev: &JsString = b.value.dyn_ref()?;
+                    Some(JsValue::from(prev.concat(&JsValue::from_str(suffix))))
+                });
+                (grown.unwrap_or_else(|| JsValue::from_str(text)), text.len())
+            }
+            NodeKind::Array(items) => {
+                let items = items.clone();
+                let array = new_array();
+                if depth < 512 {
+                    for item in items {
+                        array.push(&self.build(item, depth + 1));
+                    }
+                }
+                (array.into(), 0)
+            }
+            NodeKind::Object(members) => {
+                let members = members.clone();
+                let object = new_object();
+                if depth < 512 {
+                    for (key, item) in members {
+                        let v = self.build(item, depth + 1);
+                        glue::set_key(&object, &key, &v);
+                    }
+                }
+                (object, 0)
+            }
+        };
+        self.built.insert(id, Built { version, value: value.clone(), text_len });
+        value
+    }
+}
