@@ -37,7 +37,6 @@ extern "C" {
         listeners: &JsValue,
         event: &JsValue,
         signal: &JsValue,
-        on_change: &JsValue,
     ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = subscribe)]
     fn subscribe_listener(listeners: &JsValue, listener: &JsValue) -> JsValue;
@@ -96,14 +95,17 @@ impl Core {
             .unwrap_or(JsValue::UNDEFINED)
     }
 
+    /// The Agent's event sink, synchronous part: reduce, then call listeners in
+    /// order until one returns a promise, which is returned for the rest.
+    pub fn start_event(&self, event: &JsValue) -> Result<JsValue, JsValue> {
+        let signal = self.signal();
+        agent_process(&self.state, &self.listeners, event, &signal)
+    }
+
     /// The Agent's event sink: reduce, then await listeners in order.
     pub async fn process_event(&self, event: JsValue) -> Result<(), JsValue> {
-        let signal = self.signal();
-        let pending = agent_process(&self.state, &self.listeners, &event, &signal, &JsValue::UNDEFINED)?;
-        if !pending.is_undefined() {
-            call::settle(pending).await?;
-        }
-        Ok(())
+        let pending = self.start_event(&event)?;
+        call::settle(pending).await.map(|_| ())
     }
 
     fn field(&self, name: &str) -> JsValue {
@@ -114,11 +116,11 @@ impl Core {
         if self.skip_initial_steering.replace(false) {
             return Array::new();
         }
-        self.steering.borrow_mut().drain().into_iter().collect()
+        self.steering.borrow_mut().drain_while(JsValue::is_truthy).into_iter().collect()
     }
 
     fn drain_follow_up(&self) -> Array {
-        self.follow_up.borrow_mut().drain().into_iter().collect()
+        self.follow_up.borrow_mut().drain_while(JsValue::is_truthy).into_iter().collect()
     }
 }
 
@@ -337,8 +339,12 @@ impl Agent {
     /// What the next poll would deliver: steering first, else follow-ups.
     #[wasm_bindgen(js_name = peekQueuedMessages)]
     pub fn peek_queued_messages(&self) -> Array {
-        let steering = self.core.steering.borrow().peek();
-        let list = if steering.is_empty() { self.core.follow_up.borrow().peek() } else { steering };
+        let steering = self.core.steering.borrow().peek_while(JsValue::is_truthy);
+        let list = if steering.is_empty() {
+            self.core.follow_up.borrow().peek_while(JsValue::is_truthy)
+        } else {
+            steering
+        };
         list.into_iter().collect()
     }
 
@@ -400,11 +406,11 @@ impl Agent {
             return Err(errors::error(msg::NO_MESSAGES_TO_CONTINUE));
         }
         if view::is_str(&last_role(&messages)?, "assistant") {
-            let steering: Array = self.core.steering.borrow_mut().drain().into_iter().collect();
+            let steering: Array = self.core.steering.borrow_mut().drain_while(JsValue::is_truthy).into_iter().collect();
             if steering.length() > 0 {
                 return Ok(RunKind::Prompt(steering.into(), true));
             }
-            let follow_ups: Array = self.core.follow_up.borrow_mut().drain().into_iter().collect();
+            let follow_ups: Array = self.core.follow_up.borrow_mut().drain_while(JsValue::is_truthy).into_iter().collect();
             if follow_ups.length() > 0 {
                 return Ok(RunKind::Prompt(follow_ups.into(), false));
             }

@@ -7,7 +7,7 @@
 //! growing string is extended rather than rebuilt), so a long argument costs
 //! the same per delta at the end as at the start.
 
-use js_sys::{Array, Function, JsString, Object, Promise, Uint8Array};
+use js_sys::{Array, JsString, Object, Promise, Uint8Array};
 use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
@@ -27,8 +27,15 @@ extern "C" {
     fn proxy_fetch(model: &JsValue, context: &JsValue, options: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = proxyErrorMessage)]
     fn proxy_error_message(response: &JsValue) -> Promise;
-    #[wasm_bindgen(js_name = cancelOnAbort)]
-    fn cancel_on_abort(signal: &JsValue, reader: &JsValue) -> Function;
+    #[wasm_bindgen(js_name = abortWatch)]
+    fn abort_watch(signal: &JsValue) -> AbortWatch;
+    type AbortWatch;
+    #[wasm_bindgen(method, setter)]
+    fn set_reader(this: &AbortWatch, reader: &JsValue);
+    #[wasm_bindgen(method)]
+    fn remove(this: &AbortWatch);
+    #[wasm_bindgen(js_name = jsString)]
+    fn js_string(value: &JsValue) -> String;
     #[wasm_bindgen(js_name = bodyReader, catch)]
     fn body_reader(response: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = parseJson, catch)]
@@ -119,16 +126,31 @@ async fn read_stream(
     if !view::is_object(options) {
         return Err(errors::type_error("streamProxy(model, context, options): options must be an object"));
     }
+    let watch = abort_watch(signal);
+    let result = fetch_and_read(model, context, options, partial, signal, stream, state, &watch).await;
+    watch.remove();
+    result
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn fetch_and_read(
+    model: &JsValue,
+    context: &JsValue,
+    options: &JsValue,
+    partial: &JsValue,
+    signal: &JsValue,
+    stream: &EventStreamHandle,
+    state: &mut ProxyState,
+    watch: &AbortWatch,
+) -> Result<(), JsValue> {
     let response = JsFuture::from(Promise::resolve(&proxy_fetch(model, context, options)?)).await?;
     if !response.unchecked_ref::<ProxyView>().ok().is_truthy() {
         let message = JsFuture::from(proxy_error_message(&response)).await?;
         return Err(errors::error(&message.as_string().unwrap_or_default()));
     }
     let reader = body_reader(&response)?;
-    let remove_listener = cancel_on_abort(signal, &reader);
-    let result = read_body(&reader, partial, signal, stream, state).await;
-    let _ = remove_listener.call0(&JsValue::UNDEFINED);
-    result
+    watch.set_reader(&reader);
+    read_body(&reader, partial, signal, stream, state).await
 }
 
 async fn read_body(
@@ -201,7 +223,8 @@ fn toolcall_delta_event(event: &JsValue, partial: &JsValue, state: &mut ProxySta
     let index = e.content_index();
     let block = toolcall_block(partial, &index)?;
     let delta = e.delta();
-    let text = delta.as_string().unwrap_or_else(|| JsString::from(delta.clone()).as_string().unwrap_or_default());
+    // `partialJson += delta`, with JavaScript's string conversion of odd values.
+    let text = delta.as_string().unwrap_or_else(|| js_string(&delta));
     let args = match index_of(event) {
         Some(i) => {
             let mirror = state.args.entry(i).or_default();
@@ -217,7 +240,7 @@ fn toolcall_delta_event(event: &JsValue, partial: &JsValue, state: &mut ProxySta
             mirror.arguments()
         }
     };
-    Ok(toolcall_delta(partial, &index, &block, &JsValue::from_str(&text), &args))
+    Ok(toolcall_delta(partial, &index, &block, &delta, &args))
 }
 
 /// One tool call's parser and the JS objects last built from it, by node.

@@ -65,6 +65,23 @@ impl<T: Clone> PendingQueue<T> {
             QueueMode::OneAtATime => self.items.pop_front().into_iter().collect(),
         }
     }
+    /// Like [`peek`](Self::peek), but in one-at-a-time mode an entry that is not
+    /// `present` (the reference tests the first entry's truthiness) yields
+    /// nothing, and stays queued.
+    pub fn peek_while(&self, present: impl Fn(&T) -> bool) -> Vec<T> {
+        match self.mode {
+            QueueMode::All => self.peek(),
+            QueueMode::OneAtATime => self.items.front().filter(|x| present(x)).cloned().into_iter().collect(),
+        }
+    }
+    /// Takes what [`peek_while`](Self::peek_while) returns.
+    pub fn drain_while(&mut self, present: impl Fn(&T) -> bool) -> Vec<T> {
+        let taken = self.peek_while(present);
+        for _ in 0..taken.len() {
+            self.items.pop_front();
+        }
+        taken
+    }
     pub fn clear(&mut self) {
         self.items.clear();
     }
@@ -95,6 +112,19 @@ mod tests {
         assert_eq!(q.drain(), [1]);
         q.mode = QueueMode::All;
         assert_eq!(q.drain(), [2]);
+    }
+
+    #[test]
+    fn an_absent_first_entry_blocks_one_at_a_time_like_the_reference() {
+        let mut q = PendingQueue::new(QueueMode::OneAtATime);
+        q.enqueue(0);
+        q.enqueue(1);
+        let present = |x: &i32| *x != 0;
+        assert!(q.peek_while(present).is_empty());
+        assert!(q.drain_while(present).is_empty());
+        assert_eq!(q.len(), 2);
+        q.mode = QueueMode::All;
+        assert_eq!(q.drain_while(present), [0, 1]);
     }
 
     #[test]

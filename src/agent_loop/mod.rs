@@ -61,18 +61,24 @@ extern "C" {
 }
 
 impl Sink {
-    pub async fn emit(&self, event: JsValue) -> Result<(), JsValue> {
+    /// Runs the synchronous part of delivering `event` now (the reducer and
+    /// every listener up to the first that returns a promise) and returns what
+    /// is left to await: `undefined`, or a promise.
+    pub fn start(&self, event: &JsValue) -> Result<JsValue, JsValue> {
         match self {
-            Sink::Callback(f) => {
-                let r = f.call1(&JsValue::UNDEFINED, &event)?;
-                call::settle(r).await.map(|_| ())
-            }
+            Sink::Callback(f) => f.call1(&JsValue::UNDEFINED, event),
             Sink::Stream(stream) => {
-                stream.unchecked_ref::<EventStreamHandle>().push(&event);
-                Ok(())
+                stream.unchecked_ref::<EventStreamHandle>().push(event);
+                Ok(JsValue::UNDEFINED)
             }
-            Sink::Agent(core) => core.process_event(event).await,
+            Sink::Agent(core) => core.start_event(event),
         }
+    }
+
+    /// Delivers `event` and waits until every listener has settled.
+    pub async fn emit(&self, event: JsValue) -> Result<(), JsValue> {
+        let rest = self.start(&event)?;
+        call::settle(rest).await.map(|_| ())
     }
 }
 

@@ -185,11 +185,8 @@ async fn execute_prepared(tool_call: &JsValue, tool: &JsValue, args: &JsValue, s
                 UpdateSink::Run(sink) => {
                     let c = view(&tool_call);
                     let event = glue::ev_tool_update(&c.id(), &c.name(), &c.arguments(), &partial);
-                    let sink = sink.clone();
-                    wasm_bindgen_futures::future_to_promise(async move {
-                        sink.emit(event).await.map(|_| JsValue::UNDEFINED)
-                    })
-                    .into()
+                    // Delivered synchronously, as the reference does; the rest is awaited later.
+                    sink.start(&event).unwrap_or_else(|e| js_sys::Promise::reject(&e).into())
                 }
                 UpdateSink::Callback(Some(f)) => f
                     .call1(&JsValue::UNDEFINED, &partial)

@@ -383,9 +383,10 @@ const frame =
   typeof requestAnimationFrame === "function" ? (f) => requestAnimationFrame(() => f()) : (f) => setTimeout(f, 0);
 
 /**
- * The `agent.state` object: the reference's keys, order and accessors, plus
- * change tracking for `getSnapshot()`/`subscribeState()`. Every key is an
- * accessor so that an app's assignment (`state.model = m`) is seen too.
+ * The `agent.state` object, with the reference's keys, order and accessors
+ * (plain data except `systemPrompt`, `tools` and `messages`). Snapshots for UI
+ * frameworks compare the fields with the last snapshot, so they also see an
+ * app's own assignments; watchers are told of every change the agent makes.
  */
 export function createAgentState(initial) {
   let tools = initial?.tools?.slice() ?? [];
@@ -398,21 +399,7 @@ export function createAgentState(initial) {
     first.timestamp = 0;
     messages.unshift(first);
   }
-  let model = initial?.model ?? DEFAULT_MODEL;
-  let thinkingLevel = initial?.thinkingLevel ?? "off";
-  let isStreaming = false;
-  let streamingMessage;
-  let pendingToolCalls = new Set();
-  let errorMessage;
 
-  let version = 0;
-  let snapshot;
-  let snapshotVersion = -1;
-  let snapshotMessages = Object.freeze([]);
-  let snapshotSource;
-  let snapshotLength = -1;
-  let snapshotLast;
-  let snapshotPrompt = "";
   const watchers = new Map();
   let scheduled = false;
   const notify = () => {
@@ -420,9 +407,9 @@ export function createAgentState(initial) {
     for (const [watcher, sync] of watchers) if (!sync) watcher();
   };
   const changed = () => {
-    version++;
+    if (watchers.size === 0) return;
     for (const [watcher, sync] of watchers) if (sync) watcher();
-    if (!scheduled && watchers.size > 0) {
+    if (!scheduled) {
       scheduled = true;
       frame(notify);
     }
@@ -432,20 +419,8 @@ export function createAgentState(initial) {
     get systemPrompt() {
       return systemPromptOf(messages);
     },
-    get model() {
-      return model;
-    },
-    set model(v) {
-      model = v;
-      changed();
-    },
-    get thinkingLevel() {
-      return thinkingLevel;
-    },
-    set thinkingLevel(v) {
-      thinkingLevel = v;
-      changed();
-    },
+    model: initial?.model ?? DEFAULT_MODEL,
+    thinkingLevel: initial?.thinkingLevel ?? "off",
     get tools() {
       return tools;
     },
@@ -460,59 +435,54 @@ export function createAgentState(initial) {
       messages = next.slice();
       changed();
     },
-    get isStreaming() {
-      return isStreaming;
-    },
-    set isStreaming(v) {
-      isStreaming = v;
-      changed();
-    },
-    get streamingMessage() {
-      return streamingMessage;
-    },
-    set streamingMessage(v) {
-      streamingMessage = v;
-      changed();
-    },
-    get pendingToolCalls() {
-      return pendingToolCalls;
-    },
-    set pendingToolCalls(v) {
-      pendingToolCalls = v;
-      changed();
-    },
-    get errorMessage() {
-      return errorMessage;
-    },
-    set errorMessage(v) {
-      errorMessage = v;
-      changed();
-    },
+    isStreaming: false,
+    streamingMessage: undefined,
+    pendingToolCalls: new Set(),
+    errorMessage: undefined,
   };
+
+  let snapshot;
+  let source;
+  let length = -1;
+  let last;
+  let frozenMessages;
+  let systemPrompt = "";
   STATE_INTERNALS.set(state, {
     changed,
     snapshot() {
-      const last = messages[messages.length - 1];
-      const messagesMoved = snapshotSource !== messages || snapshotLength !== messages.length || snapshotLast !== last;
-      if (snapshot !== undefined && snapshotVersion === version && !messagesMoved) return snapshot;
-      if (messagesMoved) {
-        snapshotMessages = Object.freeze(messages.slice());
-        snapshotSource = messages;
-        snapshotLength = messages.length;
-        snapshotLast = last;
-        snapshotPrompt = systemPromptOf(messages);
+      const tail = messages[messages.length - 1];
+      const moved = source !== messages || length !== messages.length || last !== tail;
+      const s = snapshot;
+      if (
+        s !== undefined &&
+        !moved &&
+        s.model === state.model &&
+        s.thinkingLevel === state.thinkingLevel &&
+        s.tools === tools &&
+        s.isStreaming === state.isStreaming &&
+        s.streamingMessage === state.streamingMessage &&
+        s.pendingToolCalls === state.pendingToolCalls &&
+        s.errorMessage === state.errorMessage
+      ) {
+        return s;
       }
-      snapshotVersion = version;
+      if (moved) {
+        frozenMessages = Object.freeze(messages.slice());
+        source = messages;
+        length = messages.length;
+        last = tail;
+        systemPrompt = systemPromptOf(messages);
+      }
       snapshot = Object.freeze({
-        systemPrompt: snapshotPrompt,
-        model,
-        thinkingLevel,
+        systemPrompt,
+        model: state.model,
+        thinkingLevel: state.thinkingLevel,
         tools,
-        messages: snapshotMessages,
-        isStreaming,
-        streamingMessage,
-        pendingToolCalls,
-        errorMessage,
+        messages: frozenMessages,
+        isStreaming: state.isStreaming,
+        streamingMessage: state.streamingMessage,
+        pendingToolCalls: state.pendingToolCalls,
+        errorMessage: state.errorMessage,
       });
       return snapshot;
     },
@@ -523,6 +493,8 @@ export function createAgentState(initial) {
   });
   return state;
 }
+
+const changedState = (state) => STATE_INTERNALS.get(state)?.changed();
 
 const STATE_INTERNALS = new WeakMap();
 export const getSnapshot = (state) => STATE_INTERNALS.get(state).snapshot();
@@ -538,18 +510,21 @@ export function resetState(state) {
   state.streamingMessage = undefined;
   state.pendingToolCalls = new Set();
   state.errorMessage = undefined;
+  changedState(state);
 }
 
 export function startRunState(state) {
   state.isStreaming = true;
   state.streamingMessage = undefined;
   state.errorMessage = undefined;
+  changedState(state);
 }
 
 export function finishRunState(state) {
   state.isStreaming = false;
   state.streamingMessage = undefined;
   state.pendingToolCalls = new Set();
+  changedState(state);
 }
 
 function reduce(state, event) {
@@ -559,8 +534,8 @@ function reduce(state, event) {
       state.streamingMessage = event.message;
       break;
     case "message_end":
-      state.messages.push(event.message);
       state.streamingMessage = undefined;
+      state.messages.push(event.message);
       break;
     case "tool_execution_start": {
       const next = new Set(state.pendingToolCalls);
@@ -588,9 +563,9 @@ function reduce(state, event) {
  * `Set` iteration. Returns `undefined` when every listener returned a plain
  * value, or a promise for the rest of the dispatch once one returns a promise.
  */
-export function agentProcess(state, listeners, event, signal, onChange) {
+export function agentProcess(state, listeners, event, signal) {
   reduce(state, event);
-  if (onChange !== undefined) onChange(event);
+  changedState(state);
   if (!signal) throw new Error("Agent listener invoked outside active run");
   return dispatchFrom(listeners.values(), event, signal);
 }

@@ -65,15 +65,22 @@ export async function proxyErrorMessage(response) {
   return message;
 }
 
-/** Cancels `reader` when `signal` aborts; returns a function that removes the listener. */
-export function cancelOnAbort(signal, reader) {
-  if (!signal) return () => {};
+/**
+ * Watches `signal` from before the request starts, so that an abort cancels
+ * the body reader (its pending read then ends) before fetch's own abort
+ * handling errors the stream. Set `watch.reader` once there is one.
+ */
+export function abortWatch(signal) {
+  const watch = { reader: undefined, remove() {} };
+  if (!signal || typeof signal.addEventListener !== "function") return watch;
   const onAbort = () => {
-    reader.cancel("Request aborted by user").catch(() => {});
+    watch.reader?.cancel("Request aborted by user").catch(() => {});
   };
   signal.addEventListener("abort", onAbort);
-  return () => signal.removeEventListener("abort", onAbort);
+  watch.remove = () => signal.removeEventListener("abort", onAbort);
+  return watch;
 }
+export const jsString = (value) => String(value);
 
 export const bodyReader = (response) => response.body.getReader();
 export const parseJson = (text) => JSON.parse(text);

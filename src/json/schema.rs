@@ -1,1 +1,0 @@
-//! Tool-argument validation and coercion (being written).

@@ -1,0 +1,371 @@
+//! TypeBox 1.3.27's default `format` registry (`Format.Test`): unknown formats
+//! pass. The regex formats reuse TypeBox's own expressions through
+//! [`super::pattern`].
+//!
+//! Approximations (documented divergences): `url`, `iri`, `iri-reference` use a
+//! reduced WHATWG URL parser (scheme, special-scheme host and port rules, no
+//! IPv4 number parsing, no IDNA); `hostname`/`idn-hostname` check `xn--` labels
+//! by decoding punycode and accepting letters, digits, marks and hyphens
+//! instead of the full IDNA2008 tables and Bidi rule; `idn-email` skips NFC
+//! normalization; `regex` accepts what [`super::pattern`] compiles.
+
+use super::pattern::{compile, is_match};
+
+const V4: &str =
+    "(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
+
+/// RFC 3986 IPv6address, as TypeBox spells it (`H` = one hex group).
+fn v6() -> String {
+    "(?:(?:H:){6}L|::(?:H:){5}L|(?:H)?::(?:H:){4}L|(?:(?:H:){0,1}H)?::(?:H:){3}L|(?:(?:H:){0,2}H)?::(?:H:){2}L|(?:(?:H:){0,3}H)?::H:L|(?:(?:H:){0,4}H)?::L|(?:(?:H:){0,5}H)?::H|(?:(?:H:){0,6}H)?::)"
+        .replace('L', "(?:H:H|V)")
+        .replace('H', "[\\da-f]{1,4}")
+        .replace('V', V4)
+}
+
+/// TypeBox's `uri` (relative = false) and `uri-reference` (relative = true).
+fn uri_regex(relative: bool) -> String {
+    let u = "(?:[-a-z0-9._~!$&'()*+,;=:]|%[0-9a-f]{2})";
+    let p = "(?:[-a-z0-9._~!$&'()*+,;=:@]|%[0-9a-f]{2})";
+    let q = "(?:[-a-z0-9._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})";
+    let auth = format!(
+        "\\/\\/(?:{u}*@)?(?:\\[(?:{}|v[0-9a-f]+\\.[-a-z0-9._~!$&'()*+,;=:]+)\\]|{V4}|(?:[-a-z0-9._~!$&'()*+,;=]|%[0-9a-f]{{2}})*)(?::\\d*)?(?:\\/{p}*)*",
+        v6()
+    );
+    let hier = |first: &str| format!("(?:{auth}|\\/(?:{p}+(?:\\/{p}*)*)?|{first}+(?:\\/{p}*)*)");
+    let abs = format!("[a-z][a-z0-9+\\-.]*:{}?", hier(p));
+    let head = if relative {
+        format!(
+            "(?:{abs}|{}?)",
+            hier("(?:[-a-z0-9._~!$&'()*+,;=@]|%[0-9a-f]{2})")
+        )
+    } else {
+        abs
+    };
+    format!("^{head}(?:\\?{q}*)?(?:#{q}*)?$")
+}
+
+const EMAIL: &str = "^(?:[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*|\"(?:[^\"\\\\]|\\\\[\\x20-\\x7e])*\")@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\\[(?:IPv6:[a-f0-9:]+|(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})\\])$";
+const IDN_EMAIL: &str = "^(?:[A-Za-z0-9!#$%&'*+\\/=?^_`{|}~\\u{0080}-\\u{10FFFF}-]+(?:\\.[A-Za-z0-9!#$%&'*+\\/=?^_`{|}~\\u{0080}-\\u{10FFFF}-]+)*|\"(?:[^\"\\\\]|\\\\.)*\")@[\\p{L}\\p{N}](?:[\\p{L}\\p{N}-]{0,62})(?<!-)(?:\\.[\\p{L}\\p{N}](?:[\\p{L}\\p{N}-]{0,62})(?<!-))*$";
+const DURATION: &str = "^P((\\d+Y(\\d+M(\\d+D)?)?|\\d+M(\\d+D)?|\\d+D)(T(\\d+H(\\d+M(\\d+S)?)?|\\d+M(\\d+S)?|\\d+S))?|T(\\d+H(\\d+M(\\d+S)?)?|\\d+M(\\d+S)?|\\d+S)|\\d+W)$";
+const URI_TEMPLATE: &str = "^(?:(?:[^\\x00-\\x20\"<>%\\\\^`{|}\\x7f]|%[0-9a-f]{2})|\\{[+#./;?&=,!@|]?(?:[a-z0-9_]|%[0-9a-f]{2})+(?:\\.(?:[a-z0-9_]|%[0-9a-f]{2})+)*(?::[1-9]\\d{0,3}|\\*)?(?:,(?:[a-z0-9_]|%[0-9a-f]{2})+(?:\\.(?:[a-z0-9_]|%[0-9a-f]{2})+)*(?::[1-9]\\d{0,3}|\\*)?)*\\})*$";
+
+/// `Format.Test(format, value)`.
+pub(crate) fn test(format: &str, s: &str) -> bool {
+    match format {
+        "date-time" => {
+            let parts: Vec<&str> = s.split(['T', 't']).collect();
+            parts.len() == 2 && date(parts[0]) && time(parts[1])
+        }
+        "date" => date(s),
+        "time" => time(s),
+        "duration" => is_match(DURATION, false, false, s),
+        "email" => is_match(EMAIL, false, true, s),
+        "hostname" => hostname(s),
+        "idn-email" => is_match(IDN_EMAIL, true, true, s),
+        "idn-hostname" => idn_hostname(s),
+        "ipv4" => is_match(&format!("^{V4}$"), false, false, s),
+        "ipv6" => is_match(&format!("^{}$", v6()), false, true, s),
+        "iri-reference" => {
+            !s.chars().any(|c| c <= ' ' || c == '\u{7f}' || c == '\\')
+                && percent_ok(s)
+                && !is_match("^[a-zA-Z][a-zA-Z0-9+\\-.]*\\/\\/", false, false, s)
+                && url(s, true)
+        }
+        "iri" => {
+            !s.chars().any(|c| c <= ' ' || "<>^`{|}\\".contains(c))
+                && percent_ok(s)
+                && url(s, false)
+        }
+        "json-pointer-uri-fragment" => is_match(
+            "^#(?:\\/(?:[a-z0-9_\\-.!$&'()*+,;:=@]|%[0-9a-f]{2}|~0|~1)*)*$",
+            false,
+            true,
+            s,
+        ),
+        "json-pointer" => is_match("^(?:\\/(?:[^~/]|~0|~1)*)*$", false, false, s),
+        "regex" => compile(s, true, false).is_ok(),
+        "relative-json-pointer" => is_match(
+            "^(?:0|[1-9][0-9]*)(?:#|(?:\\/(?:[^~/]|~0|~1)*)*)$",
+            false,
+            false,
+            s,
+        ),
+        "uri-reference" => is_match(&uri_regex(true), false, true, s),
+        "uri-template" => is_match(URI_TEMPLATE, false, true, s),
+        "uri" => is_match(&uri_regex(false), false, true, s),
+        "url" => url(s, false),
+        "uuid" => is_match(
+            "^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$",
+            false,
+            true,
+            s,
+        ),
+        _ => true,
+    }
+}
+
+fn digits(s: &str) -> Option<u32> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// `^(\d\d\d\d)-(\d\d)-(\d\d)$` plus the calendar check.
+fn date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let (y, m, d) = match (digits(&s[..4]), digits(&s[5..7]), digits(&s[8..])) {
+        (Some(y), Some(m), Some(d)) => (y, m, d),
+        _ => return false,
+    };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = [
+        0,
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    (1..=12).contains(&m) && d >= 1 && days.get(m as usize).is_some_and(|max| d <= *max)
+}
+
+/// `^(\d\d):(\d\d):(\d\d)(?:\.\d+)?(?:([Zz])|([+-])(\d\d):(\d\d))?$` with a
+/// required zone, range checks and the leap-second rule.
+fn time(s: &str) -> bool {
+    if !s.is_ascii() || s.len() < 9 {
+        return false;
+    }
+    let b = s.as_bytes();
+    if b[2] != b':' || b[5] != b':' {
+        return false;
+    }
+    let (hr, min, sec) = match (digits(&s[..2]), digits(&s[3..5]), digits(&s[6..8])) {
+        (Some(h), Some(m), Some(x)) => (h, m, x),
+        _ => return false,
+    };
+    let mut rest = &s[8..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let n = frac.bytes().take_while(|b| b.is_ascii_digit()).count();
+        if n == 0 {
+            return false;
+        }
+        rest = &frac[n..];
+    }
+    let (sign, tz_h, tz_m) = match rest {
+        "Z" | "z" => (1i64, 0, 0),
+        _ => {
+            let rb = rest.as_bytes();
+            if rb.len() != 6 || !(rb[0] == b'+' || rb[0] == b'-') || rb[3] != b':' {
+                return false;
+            }
+            match (digits(&rest[1..3]), digits(&rest[4..])) {
+                (Some(h), Some(m)) if h <= 23 && m <= 59 => {
+                    (if rb[0] == b'-' { -1 } else { 1 }, h, m)
+                }
+                _ => return false,
+            }
+        }
+    };
+    if hr > 23 || min > 59 || sec > 60 {
+        return false;
+    }
+    if sec < 60 {
+        return true;
+    }
+    let total = (hr * 60 + min) as i64 - sign * (tz_h * 60 + tz_m) as i64;
+    (total % 1440 + 1440) % 1440 == 1439
+}
+
+fn percent_ok(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter().enumerate().all(|(i, c)| {
+        *c != b'%'
+            || (b.get(i + 1).is_some_and(|x| x.is_ascii_hexdigit())
+                && b.get(i + 2).is_some_and(|x| x.is_ascii_hexdigit()))
+    })
+}
+
+fn ascii_label(l: &str) -> bool {
+    !l.starts_with('-')
+        && !l.ends_with('-')
+        && l.get(2..4) != Some("--")
+        && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
+
+/// A U-label, approximated: letters, digits, marks and hyphens, hyphen rules.
+fn unicode_label(l: &str) -> bool {
+    let chars: Vec<char> = l.chars().collect();
+    let mark = |c: char| matches!(c as u32, 0x300..=0x36F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F);
+    !chars.is_empty()
+        && chars.first() != Some(&'-')
+        && chars.last() != Some(&'-')
+        && chars.get(2..4) != Some(&['-', '-'][..])
+        && !chars.first().is_some_and(|c| mark(*c))
+        && chars
+            .iter()
+            .all(|c| c.is_alphanumeric() || mark(*c) || "-+.,:/".contains(*c))
+}
+
+/// RFC 3492 decoding, as TypeBox's `Decode` (lowercase digits only).
+fn punycode(input: &str) -> Option<String> {
+    let (mut n, mut i, mut bias) = (128u32, 0u32, 72u32);
+    let mut out: Vec<u32> = Vec::new();
+    let rest = match input.rfind('-') {
+        Some(d) if d > 0 => {
+            if !input[..d].is_ascii() {
+                return None;
+            }
+            out.extend(input[..d].chars().map(|c| c as u32));
+            &input[d + 1..]
+        }
+        Some(d) => &input[d + 1..],
+        None => input,
+    };
+    let mut it = rest.bytes().peekable();
+    while it.peek().is_some() {
+        let (oldi, mut w, mut k) = (i, 1u32, 36u32);
+        loop {
+            let ch = it.next()?;
+            let digit = match ch {
+                b'a'..=b'z' => ch - b'a',
+                b'0'..=b'9' => ch - b'0' + 26,
+                _ => return None,
+            } as u32;
+            i = i.checked_add(digit.checked_mul(w)?)?;
+            let t = if k <= bias {
+                1
+            } else if k >= bias + 26 {
+                26
+            } else {
+                k - bias
+            };
+            if digit < t {
+                break;
+            }
+            w = w.checked_mul(36 - t)?;
+            k += 36;
+        }
+        let len = out.len() as u32 + 1;
+        let mut delta = if oldi == 0 {
+            (i - oldi) / 700
+        } else {
+            (i - oldi) >> 1
+        };
+        delta += delta / len;
+        let mut kk = 0;
+        while delta > 455 {
+            delta /= 35;
+            kk += 36;
+        }
+        bias = kk + (36 * delta) / (delta + 38);
+        n = n.checked_add(i / len)?;
+        i %= len;
+        out.insert(i as usize, n);
+        i += 1;
+    }
+    out.into_iter().map(char::from_u32).collect()
+}
+
+fn puny_label(l: &str) -> bool {
+    if !l.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("xn--")) {
+        return false;
+    }
+    let body = l[4..].to_ascii_lowercase();
+    if body.rfind('-') == Some(0) {
+        return false;
+    }
+    punycode(&body).is_some_and(|d| !d.is_ascii() && unicode_label(&d))
+}
+
+fn hostname(s: &str) -> bool {
+    !s.is_empty()
+        && s.encode_utf16().count() <= 253
+        && !s.ends_with('.')
+        && s.split('.').all(|l| {
+            let n = l.encode_utf16().count();
+            n > 0 && n <= 63 && (puny_label(l) || ascii_label(l))
+        })
+}
+
+fn idn_hostname(s: &str) -> bool {
+    if s.is_empty() || s.contains(' ') {
+        return false;
+    }
+    let norm: String = s
+        .chars()
+        .filter(|c| !matches!(*c as u32, 0xAD | 0x34F | 0x180B..=0x180D | 0x200B | 0xFE00..=0xFE0F | 0xE0100..=0xE01EF))
+        .map(|c| match c as u32 {
+            0x3002 | 0xFF0E | 0xFF61 => '.',
+            v @ 0xFF01..=0xFF5E => char::from_u32(v - 0xFEE0).unwrap_or(c),
+            _ => c,
+        })
+        .collect();
+    norm.encode_utf16().count() <= 253
+        && norm.split('.').all(|l| {
+            let n = l.encode_utf16().count();
+            n > 0 && n <= 63 && (puny_label(l) || unicode_label(l))
+        })
+}
+
+/// A reduced `URL.canParse(s)` (with a base: relative references pass).
+fn url(s: &str, with_base: bool) -> bool {
+    let s: String = s
+        .trim_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let colon = match s.find(':') {
+        Some(i) if is_match("^[a-zA-Z][a-zA-Z0-9+\\-.]*$", false, false, &s[..i]) => i,
+        _ => return with_base,
+    };
+    let scheme = s[..colon].to_ascii_lowercase();
+    let rest = &s[colon + 1..];
+    let special = matches!(scheme.as_str(), "http" | "https" | "ws" | "wss" | "ftp");
+    if scheme == "file" {
+        return true;
+    }
+    let auth = if special {
+        rest.trim_start_matches(['/', '\\'])
+    } else if let Some(a) = rest.strip_prefix("//") {
+        a
+    } else {
+        return true;
+    };
+    let end = auth
+        .find(|c: char| c == '/' || c == '?' || c == '#' || (special && c == '\\'))
+        .unwrap_or(auth.len());
+    let auth = &auth[..end];
+    let host_port = auth.rsplit_once('@').map_or(auth, |(_, h)| h);
+    let (host, port) = if let Some(inner) = host_port.strip_prefix('[') {
+        match inner.split_once(']') {
+            Some((ip, p)) if is_match(&format!("^{}$", v6()), false, true, ip) => ("x", p),
+            _ => return false,
+        }
+    } else {
+        match host_port.rsplit_once(':') {
+            Some((h, p)) => (h, p),
+            None => (host_port, ""),
+        }
+    };
+    let port = port.strip_prefix(':').unwrap_or(port);
+    if !port.is_empty() && digits(port).is_none_or(|p| p > 65535) {
+        return false;
+    }
+    if special && host.is_empty() {
+        return false;
+    }
+    !host
+        .chars()
+        .any(|c| c < ' ' || " #/<>?@[\\]^|".contains(c) || (special && c == '%'))
+}
