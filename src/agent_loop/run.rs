@@ -99,12 +99,11 @@ pub async fn run_loop(run: &Run, stream_fn: &Function, skip_initial_steering: bo
 
             let stop = view::get(&message, |m| m.stop_reason());
             if view::is_str(&stop, "error") || view::is_str(&stop, "aborted") {
-                let no_results = Array::new();
-                let turn = glue::turn_context(&message, &no_results, &run.context(), &run.new_messages);
+                let turn = glue::turn_context(&message, &Array::new(), &run.context(), &run.new_messages);
                 if let Some(f) = &hooks.finish_turn {
                     call::call(f, &run.config(), &[&turn, &run.signal]).await?;
                 }
-                run.emit(glue::ev_turn_end(&message, &no_results)).await?;
+                run.emit(glue::ev_turn_end(&message, &Array::new())).await?;
                 run.emit(glue::ev_agent_end(&run.new_messages)).await?;
                 return Ok(());
             }

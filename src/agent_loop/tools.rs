@@ -402,7 +402,7 @@ async fn parallel(
     }
     let outcomes = join_all(recorded.into_iter().map(|entry| async move {
         match entry {
-            Recorded::Done(f) => Ok::<Finalized, JsValue>(f),
+            Recorded::Done(f) => (f, None),
             Recorded::Ready { tool_call, tool, args } => {
                 let (f, update_error) = if run.aborted() {
                     (immediate(&tool_call, error_result(msg::OPERATION_ABORTED)), None)
@@ -410,23 +410,28 @@ async fn parallel(
                     let executed = execute_prepared(&tool_call, &tool, &args, &run.signal, UpdateSink::Run(run.sink.clone())).await;
                     finalize(context, assistant, &tool_call, &args, executed, hooks, &run.signal).await
                 };
-                emit_end(run, &f).await?;
-                match update_error {
-                    Some(e) => Err(e),
-                    None => Ok::<Finalized, JsValue>(f),
-                }
+                let end_error = emit_end(run, &f).await.err();
+                (f, update_error.or(end_error))
             }
         }
     }))
     .await;
-    // Every tool has settled here, so a failed emit cannot orphan a running tool.
+    // Every tool has settled here, and each call gets its result message before
+    // a failed delivery (a listener that threw) fails the run.
+    let mut first_error = None;
     let mut all = Vec::with_capacity(outcomes.len());
-    for outcome in outcomes {
-        all.push(outcome?);
+    for (f, error) in outcomes {
+        if first_error.is_none() {
+            first_error = error;
+        }
+        all.push(f);
     }
     let messages = Array::new();
     for f in &all {
         messages.push(&emit_result_message(run, f).await?);
+    }
+    if let Some(e) = first_error {
+        return Err(e);
     }
     Ok(Batch { messages, terminate: terminates(&all) })
 }

@@ -32,7 +32,8 @@
 //! Cost: each character is handled once (amortised O(1)); after a push the provisional
 //! token is synchronised (O(new text)) and versions are stamped up the open containers
 //! (O(open depth)). Keys are looked up through a small hash index per open object, so
-//! wide objects stay linear. The text is kept (for the one-off reparse).
+//! wide objects stay linear. The number token at the end of the text is re-parsed on
+//! each push (numbers are short). The text is kept (for the one-off reparse).
 //!
 //! Known divergences from the reference (all outside plain JSON prefixes):
 //! * Lone surrogates cannot live in a Rust `String`: a `\uD8xx` escape waiting for its low
