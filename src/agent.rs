@@ -64,6 +64,9 @@ pub fn empty_usage() -> JsValue {
     get_empty_usage()
 }
 
+type PollClosure = Closure<dyn FnMut() -> Promise>;
+type NextTurnClosure = Closure<dyn FnMut(JsValue) -> Promise>;
+
 struct ActiveRun {
     controller: AbortController,
     promise: Promise,
@@ -81,9 +84,9 @@ pub struct Core {
     active: RefCell<Option<ActiveRun>>,
     skip_initial_steering: Cell<bool>,
     /// JS functions the loop config carries; created once per agent.
-    poll_steering: RefCell<Option<Closure<dyn FnMut() -> Promise>>>,
-    poll_follow_up: RefCell<Option<Closure<dyn FnMut() -> Promise>>>,
-    next_turn: RefCell<Option<Closure<dyn FnMut(JsValue) -> Promise>>>,
+    poll_steering: RefCell<Option<PollClosure>>,
+    poll_follow_up: RefCell<Option<PollClosure>>,
+    next_turn: RefCell<Option<NextTurnClosure>>,
 }
 
 impl Core {
@@ -116,11 +119,19 @@ impl Core {
         if self.skip_initial_steering.replace(false) {
             return Array::new();
         }
-        self.steering.borrow_mut().drain_while(JsValue::is_truthy).into_iter().collect()
+        self.steering
+            .borrow_mut()
+            .drain_while(JsValue::is_truthy)
+            .into_iter()
+            .collect()
     }
 
     fn drain_follow_up(&self) -> Array {
-        self.follow_up.borrow_mut().drain_while(JsValue::is_truthy).into_iter().collect()
+        self.follow_up
+            .borrow_mut()
+            .drain_while(JsValue::is_truthy)
+            .into_iter()
+            .collect()
     }
 }
 
@@ -187,7 +198,12 @@ const HOOK_OPTIONS: &[&str] = &[
     "prepareNextTurnWithContext",
 ];
 
-const PLAIN_OPTIONS: &[&str] = &["sessionId", "thinkingBudgets", "maxRetryDelayMs", "identity"];
+const PLAIN_OPTIONS: &[&str] = &[
+    "sessionId",
+    "thinkingBudgets",
+    "maxRetryDelayMs",
+    "identity",
+];
 
 fn get(object: &JsValue, key: &str) -> JsValue {
     if view::is_object(object) {
@@ -226,7 +242,14 @@ impl Agent {
         for key in ["tools", "messages"] {
             let v = get(&initial, key);
             if !(v.is_undefined() || v.is_null() || Array::is_array(&v)) {
-                return Err(option_error(if key == "tools" { "initialState.tools" } else { "initialState.messages" }, "an array"));
+                return Err(option_error(
+                    if key == "tools" {
+                        "initialState.tools"
+                    } else {
+                        "initialState.messages"
+                    },
+                    "an array",
+                ));
             }
         }
         let fields: JsValue = Object::new().into();
@@ -238,7 +261,11 @@ impl Agent {
             set(&fields, key, &value);
         }
         if get(&fields, "convertToLlm").is_undefined() || get(&fields, "convertToLlm").is_null() {
-            set(&fields, "convertToLlm", &crate::js::glue::default_convert_to_llm());
+            set(
+                &fields,
+                "convertToLlm",
+                &crate::js::glue::default_convert_to_llm(),
+            );
         }
         let stream_fn = get(&options, "streamFn");
         let stream_fn: JsValue = match optional_fn(stream_fn, "streamFn") {
@@ -251,12 +278,24 @@ impl Agent {
             set(&fields, key, &get(&options, key));
         }
         let transport = get(&options, "transport");
-        set(&fields, "transport", &if transport.is_undefined() || transport.is_null() { JsValue::from_str("auto") } else { transport });
+        set(
+            &fields,
+            "transport",
+            &if transport.is_undefined() || transport.is_null() {
+                JsValue::from_str("auto")
+            } else {
+                transport
+            },
+        );
         let tool_execution = get(&options, "toolExecution");
         set(
             &fields,
             "toolExecution",
-            &if tool_execution.is_undefined() || tool_execution.is_null() { JsValue::from_str("parallel") } else { tool_execution },
+            &if tool_execution.is_undefined() || tool_execution.is_null() {
+                JsValue::from_str("parallel")
+            } else {
+                tool_execution
+            },
         );
         let state = create_agent_state(&initial)?;
         let mode = |key: &str| QueueMode::parse(get(&options, key).as_string().as_deref());
@@ -288,7 +327,9 @@ impl Agent {
     /// awaited in subscription order. Returns a function that removes it.
     pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
         if !listener.is_function() {
-            return Err(errors::type_error("subscribe(listener): listener must be a function"));
+            return Err(errors::type_error(
+                "subscribe(listener): listener must be a function",
+            ));
         }
         Ok(subscribe_listener(&self.core.listeners, &listener))
     }
@@ -356,7 +397,12 @@ impl Agent {
 
     /// Aborts the running run, if any.
     pub fn abort(&self) {
-        let controller = self.core.active.borrow().as_ref().map(|a| a.controller.clone());
+        let controller = self
+            .core
+            .active
+            .borrow()
+            .as_ref()
+            .map(|a| a.controller.clone());
         if let Some(c) = controller {
             c.abort();
         }
@@ -365,7 +411,12 @@ impl Agent {
     /// Resolves when the running run (and its `agent_end` listeners) finished.
     #[wasm_bindgen(js_name = waitForIdle)]
     pub fn wait_for_idle(&self) -> Promise {
-        let promise = self.core.active.borrow().as_ref().map(|a| a.promise.clone());
+        let promise = self
+            .core
+            .active
+            .borrow()
+            .as_ref()
+            .map(|a| a.promise.clone());
         promise.unwrap_or_else(|| Promise::resolve(&JsValue::UNDEFINED))
     }
 
@@ -406,11 +457,23 @@ impl Agent {
             return Err(errors::error(msg::NO_MESSAGES_TO_CONTINUE));
         }
         if view::is_str(&last_role(&messages)?, "assistant") {
-            let steering: Array = self.core.steering.borrow_mut().drain_while(JsValue::is_truthy).into_iter().collect();
+            let steering: Array = self
+                .core
+                .steering
+                .borrow_mut()
+                .drain_while(JsValue::is_truthy)
+                .into_iter()
+                .collect();
             if steering.length() > 0 {
                 return Ok(RunKind::Prompt(steering.into(), true));
             }
-            let follow_ups: Array = self.core.follow_up.borrow_mut().drain_while(JsValue::is_truthy).into_iter().collect();
+            let follow_ups: Array = self
+                .core
+                .follow_up
+                .borrow_mut()
+                .drain_while(JsValue::is_truthy)
+                .into_iter()
+                .collect();
             if follow_ups.length() > 0 {
                 return Ok(RunKind::Prompt(follow_ups.into(), false));
             }
@@ -442,7 +505,9 @@ fn install_closures(core: &Rc<Core>) {
     let next_turn = Closure::<dyn FnMut(JsValue) -> Promise>::new(move |context: JsValue| {
         let core = w.upgrade();
         wasm_bindgen_futures::future_to_promise(async move {
-            let Some(core) = core else { return Ok(JsValue::UNDEFINED) };
+            let Some(core) = core else {
+                return Ok(JsValue::UNDEFINED);
+            };
             let signal = core.signal();
             let with_context = core.field("prepareNextTurnWithContext");
             if let Some(f) = with_context.dyn_ref::<Function>() {
@@ -462,16 +527,24 @@ fn install_closures(core: &Rc<Core>) {
 
 fn loop_config(core: &Core) -> JsValue {
     let level = get(&core.state, "thinkingLevel");
-    let reasoning = if view::is_str(&level, "off") { JsValue::UNDEFINED } else { level };
-    let has_next_turn = core.field("prepareNextTurnWithContext").is_truthy() || core.field("prepareNextTurn").is_truthy();
-    let js = |c: &RefCell<Option<Closure<dyn FnMut() -> Promise>>>| {
-        c.borrow().as_ref().map(|c| JsValue::from(c.as_ref().clone())).unwrap_or(JsValue::UNDEFINED)
+    let reasoning = if view::is_str(&level, "off") {
+        JsValue::UNDEFINED
+    } else {
+        level
+    };
+    let has_next_turn = core.field("prepareNextTurnWithContext").is_truthy()
+        || core.field("prepareNextTurn").is_truthy();
+    let js = |c: &RefCell<Option<PollClosure>>| {
+        c.borrow()
+            .as_ref()
+            .map(|c| c.as_ref().clone())
+            .unwrap_or(JsValue::UNDEFINED)
     };
     let next_turn = if has_next_turn {
         core.next_turn
             .borrow()
             .as_ref()
-            .map(|c| JsValue::from(c.as_ref().clone()))
+            .map(|c| c.as_ref().clone())
             .unwrap_or(JsValue::UNDEFINED)
     } else {
         JsValue::UNDEFINED
@@ -507,7 +580,9 @@ fn run_with_lifecycle(core: Rc<Core>, kind: RunKind) -> Promise {
         let outcome = execute(&core, kind, signal.clone()).await;
         let result = match outcome {
             Ok(()) => Ok(()),
-            Err(error) => handle_run_failure(&core, &error, view(&signal).aborted().is_truthy()).await,
+            Err(error) => {
+                handle_run_failure(&core, &error, view(&signal).aborted().is_truthy()).await
+            }
         };
         finish_run(&core);
         result.map(|_| JsValue::UNDEFINED)
@@ -526,19 +601,28 @@ async fn execute(core: &Rc<Core>, kind: RunKind, signal: JsValue) -> Result<(), 
         }
         RunKind::Continue => {
             core.skip_initial_steering.set(false);
-            agent_loop::run_agent_loop_continue(context, config, sink, signal, stream_fn, false).await?;
+            agent_loop::run_agent_loop_continue(context, config, sink, signal, stream_fn, false)
+                .await?;
         }
     }
     Ok(())
 }
 
-async fn handle_run_failure(core: &Rc<Core>, error: &JsValue, aborted: bool) -> Result<(), JsValue> {
+async fn handle_run_failure(
+    core: &Rc<Core>,
+    error: &JsValue,
+    aborted: bool,
+) -> Result<(), JsValue> {
     let model = get(&core.state, "model");
     let failure = agent_loop::failure_message(&model, error, aborted);
-    core.process_event(crate::js::glue::ev_message_start(&failure)).await?;
-    core.process_event(crate::js::glue::ev_message_end(&failure)).await?;
-    core.process_event(crate::js::glue::ev_turn_end(&failure, &Array::new())).await?;
-    core.process_event(crate::js::glue::ev_agent_end(&Array::of1(&failure))).await?;
+    core.process_event(crate::js::glue::ev_message_start(&failure))
+        .await?;
+    core.process_event(crate::js::glue::ev_message_end(&failure))
+        .await?;
+    core.process_event(crate::js::glue::ev_turn_end(&failure, &Array::new()))
+        .await?;
+    core.process_event(crate::js::glue::ev_agent_end(&Array::of1(&failure)))
+        .await?;
     Ok(())
 }
 
@@ -555,7 +639,11 @@ extern "C" {
     #[wasm_bindgen(js_name = getSnapshot)]
     fn get_snapshot(state: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = subscribeState, catch)]
-    fn subscribe_state(state: &JsValue, listener: &JsValue, options: &JsValue) -> Result<JsValue, JsValue>;
+    fn subscribe_state(
+        state: &JsValue,
+        listener: &JsValue,
+        options: &JsValue,
+    ) -> Result<JsValue, JsValue>;
 }
 
 #[wasm_bindgen]

@@ -20,7 +20,9 @@ fn drive_stream(
     spawn_local(async move {
         match run.await {
             Ok(messages) => stream.unchecked_ref::<EventStreamHandle>().end(&messages),
-            Err(error) => agent_loop::fail_stream(&stream, &config, &error, agent_loop::is_aborted(&signal)),
+            Err(error) => {
+                agent_loop::fail_stream(&stream, &config, &error, agent_loop::is_aborted(&signal))
+            }
         }
     });
 }
@@ -33,12 +35,20 @@ pub fn agent_loop(
     #[wasm_bindgen(unchecked_param_type = "AgentContext")] context: JsValue,
     #[wasm_bindgen(unchecked_param_type = "AgentLoopConfig")] config: JsValue,
     #[wasm_bindgen(unchecked_param_type = "AbortSignal | undefined")] signal: JsValue,
-    #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")] stream_fn: JsValue,
+    #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")]
+    stream_fn: JsValue,
 ) -> JsValue {
     crate::panic::install();
     let stream = glue::agent_event_stream();
     let sink = Sink::Stream(stream.clone());
-    let run = agent_loop::run_agent_loop(prompts, context, config.clone(), sink, signal.clone(), stream_fn);
+    let run = agent_loop::run_agent_loop(
+        prompts,
+        context,
+        config.clone(),
+        sink,
+        signal.clone(),
+        stream_fn,
+    );
     drive_stream(stream.clone(), config, signal, run);
     stream
 }
@@ -50,13 +60,21 @@ pub fn agent_loop_continue(
     #[wasm_bindgen(unchecked_param_type = "AgentContext")] context: JsValue,
     #[wasm_bindgen(unchecked_param_type = "AgentLoopConfig")] config: JsValue,
     #[wasm_bindgen(unchecked_param_type = "AbortSignal | undefined")] signal: JsValue,
-    #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")] stream_fn: JsValue,
+    #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")]
+    stream_fn: JsValue,
 ) -> Result<JsValue, JsValue> {
     crate::panic::install();
     agent_loop::check_continue(&context)?;
     let stream = glue::agent_event_stream();
     let sink = Sink::Stream(stream.clone());
-    let run = agent_loop::run_agent_loop_continue(context, config.clone(), sink, signal.clone(), stream_fn, false);
+    let run = agent_loop::run_agent_loop_continue(
+        context,
+        config.clone(),
+        sink,
+        signal.clone(),
+        stream_fn,
+        false,
+    );
     drive_stream(stream.clone(), config, signal, run);
     Ok(stream)
 }
@@ -78,7 +96,8 @@ pub fn run_agent_loop(
     #[wasm_bindgen(unchecked_param_type = "AgentLoopConfig")] config: JsValue,
     #[wasm_bindgen(unchecked_param_type = "AgentEventSink")] emit: JsValue,
     #[wasm_bindgen(unchecked_param_type = "AbortSignal | undefined")] signal: JsValue,
-    #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")] stream_fn: JsValue,
+    #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")]
+    stream_fn: JsValue,
 ) -> Promise {
     future_to_promise(async move {
         let sink = emit_sink(emit)?;
@@ -96,7 +115,8 @@ pub fn run_agent_loop_continue(
     #[wasm_bindgen(unchecked_param_type = "AgentLoopConfig")] config: JsValue,
     #[wasm_bindgen(unchecked_param_type = "AgentEventSink")] emit: JsValue,
     #[wasm_bindgen(unchecked_param_type = "AbortSignal | undefined")] signal: JsValue,
-    #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")] stream_fn: JsValue,
+    #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")]
+    stream_fn: JsValue,
 ) -> Promise {
     future_to_promise(async move {
         let sink = emit_sink(emit)?;
@@ -109,7 +129,8 @@ pub fn run_agent_loop_continue(
 /// Sets (or, with `undefined`, clears) the stream function used when none is given.
 #[wasm_bindgen(js_name = setDefaultStreamFn)]
 pub fn set_default_stream_fn(
-    #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")] stream_fn: JsValue,
+    #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")]
+    stream_fn: JsValue,
 ) -> Result<(), JsValue> {
     let f = optional_fn(stream_fn, "streamFn")?;
     agent_loop::set_default_stream_fn(f);
@@ -139,7 +160,12 @@ extern "C" {
 #[wasm_bindgen(module = "/src/js/glue.js")]
 extern "C" {
     #[wasm_bindgen(js_name = toolCallOutcome)]
-    fn tool_call_outcome(tool_call: &JsValue, result: &JsValue, is_error: bool, duration_ms: Option<f64>) -> JsValue;
+    fn tool_call_outcome(
+        tool_call: &JsValue,
+        result: &JsValue,
+        is_error: bool,
+        duration_ms: Option<f64>,
+    ) -> JsValue;
 }
 
 /// Runs one tool call through the whole pipeline (look-up, validation, hooks,
@@ -153,13 +179,19 @@ pub fn run_tool_call(
     crate::panic::install();
     future_to_promise(async move {
         if !view::is_object(&options) {
-            return Err(crate::js::errors::type_error("runToolCall(toolCall, options): options must be an object"));
+            return Err(crate::js::errors::type_error(
+                "runToolCall(toolCall, options): options must be an object",
+            ));
         }
         let o: &RunToolCallOptions = options.unchecked_ref();
         let before: Option<Function> = optional_fn(o.before_tool_call(), "options.beforeToolCall")?;
         let after: Option<Function> = optional_fn(o.after_tool_call(), "options.afterToolCall")?;
         let on_update = optional_fn(o.on_update(), "options.onUpdate")?;
-        let hooks = tools::ToolHooks { this: &options, before: before.as_ref(), after: after.as_ref() };
+        let hooks = tools::ToolHooks {
+            this: &options,
+            before: before.as_ref(),
+            after: after.as_ref(),
+        };
         let f = tools::run_tool_call(
             &tool_call,
             &o.tools(),
@@ -170,6 +202,11 @@ pub fn run_tool_call(
             &hooks,
         )
         .await?;
-        Ok(tool_call_outcome(&f.tool_call, &f.result, f.is_error, f.duration_ms))
+        Ok(tool_call_outcome(
+            &f.tool_call,
+            &f.result,
+            f.is_error,
+            f.duration_ms,
+        ))
     })
 }

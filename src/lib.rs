@@ -32,7 +32,7 @@ pub mod transcript;
 pub mod agent;
 pub mod agent_loop;
 pub mod api;
-pub mod proxy;
 pub mod js;
 pub mod panic;
+pub mod proxy;
 pub mod types;

@@ -24,7 +24,11 @@ extern "C" {
     #[wasm_bindgen(js_name = proxyPartial)]
     fn proxy_partial(model: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = proxyFetch, catch)]
-    fn proxy_fetch(model: &JsValue, context: &JsValue, options: &JsValue) -> Result<JsValue, JsValue>;
+    fn proxy_fetch(
+        model: &JsValue,
+        context: &JsValue,
+        options: &JsValue,
+    ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = proxyErrorMessage)]
     fn proxy_error_message(response: &JsValue) -> Promise;
     #[wasm_bindgen(js_name = abortWatch)]
@@ -45,7 +49,13 @@ extern "C" {
     #[wasm_bindgen(js_name = toolcallBlock, catch)]
     fn toolcall_block(partial: &JsValue, index: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = toolcallDelta)]
-    fn toolcall_delta(partial: &JsValue, index: &JsValue, block: &JsValue, delta: &JsValue, args: &JsValue) -> JsValue;
+    fn toolcall_delta(
+        partial: &JsValue,
+        index: &JsValue,
+        block: &JsValue,
+        delta: &JsValue,
+        args: &JsValue,
+    ) -> JsValue;
     #[wasm_bindgen(js_name = failPartial)]
     fn fail_partial(partial: &JsValue, reason: &str, message: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = newObject)]
@@ -84,21 +94,36 @@ pub fn stream_proxy(
 ) -> JsValue {
     crate::panic::install();
     let stream = glue::create_assistant_message_event_stream();
-    let partial = proxy_partial(&if view::is_object(&model) { model.clone() } else { Object::new().into() });
+    let partial = proxy_partial(&if view::is_object(&model) {
+        model.clone()
+    } else {
+        Object::new().into()
+    });
     let signal = view::get(&options, |_| options.unchecked_ref::<ProxyView>().signal());
     let s = stream.clone();
     spawn_local(async move {
         let handle: &EventStreamHandle = s.unchecked_ref();
         let mut state = ProxyState::default();
-        let outcome = read_stream(&model, &context, &options, &partial, &signal, handle, &mut state).await;
+        let outcome = read_stream(
+            &model, &context, &options, &partial, &signal, handle, &mut state,
+        )
+        .await;
         match outcome {
             Ok(()) => {
                 if !state.saw_terminal {
-                    handle.push(&fail_partial(&partial, "error", &JsValue::from_str(CLOSED_EARLY)));
+                    handle.push(&fail_partial(
+                        &partial,
+                        "error",
+                        &JsValue::from_str(CLOSED_EARLY),
+                    ));
                 }
             }
             Err(error) => {
-                let reason = if crate::agent_loop::is_aborted(&signal) { "aborted" } else { "error" };
+                let reason = if crate::agent_loop::is_aborted(&signal) {
+                    "aborted"
+                } else {
+                    "error"
+                };
                 handle.push(&fail_partial(&partial, reason, &errors::err_text(&error)));
             }
         }
@@ -124,10 +149,15 @@ async fn read_stream(
     state: &mut ProxyState,
 ) -> Result<(), JsValue> {
     if !view::is_object(options) {
-        return Err(errors::type_error("streamProxy(model, context, options): options must be an object"));
+        return Err(errors::type_error(
+            "streamProxy(model, context, options): options must be an object",
+        ));
     }
     let watch = abort_watch(signal);
-    let result = fetch_and_read(model, context, options, partial, signal, stream, state, &watch).await;
+    let result = fetch_and_read(
+        model, context, options, partial, signal, stream, state, &watch,
+    )
+    .await;
     watch.remove();
     result
 }
@@ -172,7 +202,9 @@ async fn read_body(
             return Err(errors::error(ABORTED));
         }
         let chunk = view(&step).value();
-        let bytes = chunk.dyn_into::<Uint8Array>().map_err(|_| errors::type_error("the response body yielded a non-byte chunk"))?;
+        let bytes = chunk
+            .dyn_into::<Uint8Array>()
+            .map_err(|_| errors::type_error("the response body yielded a non-byte chunk"))?;
         framer.push(&bytes.to_vec(), &mut lines);
         for line in lines.drain(..) {
             process_line(&line, partial, stream, state)?;
@@ -188,7 +220,12 @@ async fn read_body(
     Ok(())
 }
 
-fn process_line(data: &str, partial: &JsValue, stream: &EventStreamHandle, state: &mut ProxyState) -> Result<(), JsValue> {
+fn process_line(
+    data: &str,
+    partial: &JsValue,
+    stream: &EventStreamHandle,
+    state: &mut ProxyState,
+) -> Result<(), JsValue> {
     let event = parse_json(data)?;
     let kind = view::get(&event, |e| e.kind());
     let out = if view::is_str(&kind, "toolcall_delta") {
@@ -214,11 +251,18 @@ fn process_line(data: &str, partial: &JsValue, stream: &EventStreamHandle, state
 }
 
 fn index_of(event: &JsValue) -> Option<u32> {
-    let i = event.unchecked_ref::<ProxyView>().content_index().as_f64()?;
+    let i = event
+        .unchecked_ref::<ProxyView>()
+        .content_index()
+        .as_f64()?;
     (i >= 0.0 && i.fract() == 0.0 && i <= u32::MAX as f64).then_some(i as u32)
 }
 
-fn toolcall_delta_event(event: &JsValue, partial: &JsValue, state: &mut ProxyState) -> Result<JsValue, JsValue> {
+fn toolcall_delta_event(
+    event: &JsValue,
+    partial: &JsValue,
+    state: &mut ProxyState,
+) -> Result<JsValue, JsValue> {
     let e: &ProxyView = event.unchecked_ref();
     let index = e.content_index();
     let block = toolcall_block(partial, &index)?;
@@ -234,7 +278,8 @@ fn toolcall_delta_event(event: &JsValue, partial: &JsValue, state: &mut ProxySta
         // A non-integer index cannot be tracked incrementally; parse from scratch.
         None => {
             let mut mirror = ArgsMirror::default();
-            let prior = js_sys::Reflect::get(&block, &JsValue::from_str("partialJson")).unwrap_or(JsValue::UNDEFINED);
+            let prior = js_sys::Reflect::get(&block, &JsValue::from_str("partialJson"))
+                .unwrap_or(JsValue::UNDEFINED);
             mirror.parser.push(&prior.as_string().unwrap_or_default());
             mirror.parser.push(&text);
             mirror.arguments()
@@ -272,7 +317,9 @@ impl ArgsMirror {
     }
 
     fn build(&mut self, id: NodeId, depth: u32) -> JsValue {
-        let Some(node) = self.parser.node(id) else { return JsValue::UNDEFINED };
+        let Some(node) = self.parser.node(id) else {
+            return JsValue::UNDEFINED;
+        };
         if let Some(b) = self.built.get(&id) {
             if b.version == node.version {
                 return b.value.clone();
@@ -313,7 +360,14 @@ impl ArgsMirror {
                 (object, 0)
             }
         };
-        self.built.insert(id, Built { version, value: value.clone(), text_len });
+        self.built.insert(
+            id,
+            Built {
+                version,
+                value: value.clone(),
+                text_len,
+            },
+        );
         value
     }
 }

@@ -71,7 +71,13 @@ impl<T: Clone> PendingQueue<T> {
     pub fn peek_while(&self, present: impl Fn(&T) -> bool) -> Vec<T> {
         match self.mode {
             QueueMode::All => self.peek(),
-            QueueMode::OneAtATime => self.items.front().filter(|x| present(x)).cloned().into_iter().collect(),
+            QueueMode::OneAtATime => self
+                .items
+                .front()
+                .filter(|x| present(x))
+                .cloned()
+                .into_iter()
+                .collect(),
         }
     }
     /// Takes what [`peek_while`](Self::peek_while) returns.

@@ -51,7 +51,10 @@ impl<D> ToolSet<D> {
 /// entries to add (new, or same name with a different declaration) and the
 /// previous entries to remove (gone, or changed). Names map last-wins, as
 /// `new Map(list.map(t => [t.name, t]))` does.
-pub fn tool_changes(previous: &[(&str, &str)], current: &[(&str, &str)]) -> (Vec<usize>, Vec<usize>) {
+pub fn tool_changes(
+    previous: &[(&str, &str)],
+    current: &[(&str, &str)],
+) -> (Vec<usize>, Vec<usize>) {
     let lookup = |list: &[(&str, &str)], name: &str| -> Option<usize> {
         list.iter().rposition(|(n, _)| *n == name)
     };
@@ -86,7 +89,10 @@ mod tests {
         set.set("a".into(), 1);
         set.set("b".into(), 2);
         set.set("a".into(), 3);
-        assert_eq!(set.iter().map(|(n, d)| (n, *d)).collect::<Vec<_>>(), [("a", 3), ("b", 2)]);
+        assert_eq!(
+            set.iter().map(|(n, d)| (n, *d)).collect::<Vec<_>>(),
+            [("a", 3), ("b", 2)]
+        );
         set.remove("a");
         set.set("a".into(), 4);
         assert_eq!(set.iter().map(|(n, _)| n).collect::<Vec<_>>(), ["b", "a"]);

@@ -11,9 +11,12 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 #[wasm_bindgen_test]
 async fn a_prompt_produces_the_canonical_event_order_in_a_page() {
-    assert!(js("", "return typeof window === 'object' && typeof document === 'object';")
-        .call0(&JsValue::NULL)
-        .unwrap()
-        .is_truthy());
+    assert!(js(
+        "",
+        "return typeof window === 'object' && typeof document === 'object';"
+    )
+    .call0(&JsValue::NULL)
+    .unwrap()
+    .is_truthy());
     assert_eq!(prompt_event_types().await, CANONICAL);
 }

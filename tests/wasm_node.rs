@@ -30,19 +30,34 @@ fn proto_keys_stay_data_and_never_reach_a_prototype() {
 
 #[wasm_bindgen_test]
 fn functions_and_cycles_are_reported_not_panicked() {
-    let f = js("", "return { a: () => 1 };").call0(&JsValue::NULL).unwrap();
+    let f = js("", "return { a: () => 1 };")
+        .call0(&JsValue::NULL)
+        .unwrap();
     assert!(to_value(&f, &[]).is_err());
-    let cyclic = js("", "const o = {}; o.self = o; return o;").call0(&JsValue::NULL).unwrap();
+    let cyclic = js("", "const o = {}; o.self = o; return o;")
+        .call0(&JsValue::NULL)
+        .unwrap();
     assert!(to_value(&cyclic, &[]).is_err());
 }
 
 #[wasm_bindgen_test]
 async fn continue_refuses_an_assistant_tail_with_the_reference_error() {
-    let context = js("", r#"return { messages: [{ role: "assistant", content: [], timestamp: 1 }] };"#)
-        .call0(&JsValue::NULL)
-        .unwrap();
-    let err = pi_agent_wasm::api::agent_loop_continue(context, JsValue::UNDEFINED, JsValue::UNDEFINED, JsValue::UNDEFINED)
-        .err()
-        .unwrap();
-    assert_eq!(get(&err, "message"), JsValue::from_str("Cannot continue from message role: assistant"));
+    let context = js(
+        "",
+        r#"return { messages: [{ role: "assistant", content: [], timestamp: 1 }] };"#,
+    )
+    .call0(&JsValue::NULL)
+    .unwrap();
+    let err = pi_agent_wasm::api::agent_loop_continue(
+        context,
+        JsValue::UNDEFINED,
+        JsValue::UNDEFINED,
+        JsValue::UNDEFINED,
+    )
+    .err()
+    .unwrap();
+    assert_eq!(
+        get(&err, "message"),
+        JsValue::from_str("Cannot continue from message role: assistant")
+    );
 }

@@ -26,13 +26,19 @@ fn replay(set: &mut ToolSet<JsValue>, messages: &Array) -> Result<(), JsValue> {
         let removed = view(&message).tools_removed();
         if view::is_object(&removed) {
             for tool in glue::to_array(&removed)?.iter() {
-                set.remove(&view::get(&tool, |t| t.name()).as_string().unwrap_or_default());
+                set.remove(
+                    &view::get(&tool, |t| t.name())
+                        .as_string()
+                        .unwrap_or_default(),
+                );
             }
         }
         let added = view(&message).tools_added();
         if view::is_object(&added) {
             for tool in glue::to_array(&added)?.iter() {
-                let name = view::get(&tool, |t| t.name()).as_string().unwrap_or_default();
+                let name = view::get(&tool, |t| t.name())
+                    .as_string()
+                    .unwrap_or_default();
                 set.set(name, tool);
             }
         }
@@ -41,12 +47,20 @@ fn replay(set: &mut ToolSet<JsValue>, messages: &Array) -> Result<(), JsValue> {
 }
 
 /// `[declaration, json]` pairs for a list of tools.
-fn declarations(tools: impl Iterator<Item = JsValue>) -> Result<Vec<(String, JsValue, String)>, JsValue> {
+fn declarations(
+    tools: impl Iterator<Item = JsValue>,
+) -> Result<Vec<(String, JsValue, String)>, JsValue> {
     let mut out = Vec::new();
     for tool in tools {
         let pair = glue::tool_declaration(&tool)?;
-        let name = view::get(&tool, |t| t.name()).as_string().unwrap_or_default();
-        out.push((name, pair.get(0), pair.get(1).as_string().unwrap_or_default()));
+        let name = view::get(&tool, |t| t.name())
+            .as_string()
+            .unwrap_or_default();
+        out.push((
+            name,
+            pair.get(0),
+            pair.get(1).as_string().unwrap_or_default(),
+        ));
     }
     Ok(out)
 }
@@ -75,8 +89,14 @@ pub fn declare_tool_changes(context: &JsValue, pending: &Array) -> Result<Array,
     } else {
         Vec::new()
     };
-    let prev_keys: Vec<(&str, &str)> = previous.iter().map(|(n, _, j)| (n.as_str(), j.as_str())).collect();
-    let cur_keys: Vec<(&str, &str)> = current.iter().map(|(n, _, j)| (n.as_str(), j.as_str())).collect();
+    let prev_keys: Vec<(&str, &str)> = previous
+        .iter()
+        .map(|(n, _, j)| (n.as_str(), j.as_str()))
+        .collect();
+    let cur_keys: Vec<(&str, &str)> = current
+        .iter()
+        .map(|(n, _, j)| (n.as_str(), j.as_str()))
+        .collect();
     let (added_idx, removed_idx) = tool_changes(&prev_keys, &cur_keys);
     let added = Array::new();
     for i in added_idx {
@@ -93,7 +113,10 @@ pub fn declare_tool_changes(context: &JsValue, pending: &Array) -> Result<Array,
     let unchanged = added.length() == 0 && removed.length() == 0;
 
     if let (Some(index), Some(message)) = (system_index, pending_system) {
-        if unchanged && !non_empty(&view(&message).tools_added()) && !non_empty(&view(&message).tools_removed()) {
+        if unchanged
+            && !non_empty(&view(&message).tools_added())
+            && !non_empty(&view(&message).tools_removed())
+        {
             return Ok(pending.clone());
         }
         baseline.set(index, glue::with_tool_changes(&message, &added, &removed));
@@ -103,7 +126,9 @@ pub fn declare_tool_changes(context: &JsValue, pending: &Array) -> Result<Array,
         return Ok(pending.clone());
     }
     let update = glue::tool_update_message(&added, &removed);
-    let insert_at = (0..len).find(|&i| !is_system(&pending.get(i))).unwrap_or(len);
+    let insert_at = (0..len)
+        .find(|&i| !is_system(&pending.get(i)))
+        .unwrap_or(len);
     let out = Array::new();
     for i in 0..len {
         if i == insert_at {

@@ -20,7 +20,10 @@ enum Slot<F: Future> {
 
 pub fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> JoinAll<F> {
     JoinAll {
-        slots: futures.into_iter().map(|f| Slot::Running(Box::pin(f))).collect(),
+        slots: futures
+            .into_iter()
+            .map(|f| Slot::Running(Box::pin(f)))
+            .collect(),
     }
 }
 

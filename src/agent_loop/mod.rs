@@ -134,7 +134,9 @@ impl Hooks {
     /// `TypeError` naming it.
     pub fn read(config: &JsValue) -> Result<Hooks, JsValue> {
         if !view::is_object(config) {
-            return Err(errors::type_error("config must be an AgentLoopConfig object"));
+            return Err(errors::type_error(
+                "config must be an AgentLoopConfig object",
+            ));
         }
         let c: &ConfigView = config.unchecked_ref();
         Ok(Hooks {
@@ -168,7 +170,13 @@ pub struct Run {
 }
 
 impl Run {
-    pub fn new(sink: Sink, signal: JsValue, config: JsValue, context: JsValue, new_messages: Array) -> Result<Run, JsValue> {
+    pub fn new(
+        sink: Sink,
+        signal: JsValue,
+        config: JsValue,
+        context: JsValue,
+        new_messages: Array,
+    ) -> Result<Run, JsValue> {
         let hooks = Hooks::read(&config)?;
         Ok(Run {
             sink,
@@ -203,7 +211,9 @@ impl Run {
 
     /// `(await poll?.()) || []`.
     pub async fn poll(&self, poll: &Option<Function>) -> Result<Array, JsValue> {
-        let Some(f) = poll else { return Ok(Array::new()) };
+        let Some(f) = poll else {
+            return Ok(Array::new());
+        };
         let config = self.config();
         let value = call::call(f, &config, &[]).await?;
         if value.is_truthy() {
@@ -321,7 +331,11 @@ pub fn fail_stream(stream: &JsValue, config: &JsValue, error: &JsValue, aborted:
 
 /// The assistant message that records a failed run (`handleRunFailure`).
 pub fn failure_message(model: &JsValue, error: &JsValue, aborted: bool) -> JsValue {
-    let model = if view::is_object(model) { model.clone() } else { js_sys::Object::new().into() };
+    let model = if view::is_object(model) {
+        model.clone()
+    } else {
+        js_sys::Object::new().into()
+    };
     glue::failure_message(
         &model,
         if aborted { "aborted" } else { "error" },

@@ -24,7 +24,10 @@ extern "C" {
     fn result(this: &StreamView) -> Result<JsValue, JsValue>;
 }
 
-pub async fn stream_assistant_response(run: &Run, stream_fn: &Function) -> Result<JsValue, JsValue> {
+pub async fn stream_assistant_response(
+    run: &Run,
+    stream_fn: &Function,
+) -> Result<JsValue, JsValue> {
     let hooks = &run.hooks;
     let config = run.config();
     let context = run.context();
@@ -53,7 +56,12 @@ pub async fn stream_assistant_response(run: &Run, stream_fn: &Function) -> Resul
         &config.unchecked_ref::<ConfigView>().identity(),
     );
     let options = glue::stream_options(&config, &api_key, &identity, &run.signal);
-    let response = call::call(stream_fn, &JsValue::UNDEFINED, &[&model, &llm_context.into(), &options]).await?;
+    let response = call::call(
+        stream_fn,
+        &JsValue::UNDEFINED,
+        &[&model, &llm_context.into(), &options],
+    )
+    .await?;
 
     let level = thinking_level(&config);
     let target = messages_array(&context)?;
@@ -73,15 +81,15 @@ pub async fn stream_assistant_response(run: &Run, stream_fn: &Function) -> Resul
                 run.emit(glue::ev_message_start_copy(&p)).await?;
                 partial = Some(p);
             }
-            KIND_UPDATE => {
-                if partial.is_some() {
-                    let p = view(&event).partial();
-                    replace_last(&target, &p);
-                    run.emit(glue::ev_message_update(&p, &event)).await?;
-                    partial = Some(p);
-                }
+            KIND_UPDATE if partial.is_some() => {
+                let p = view(&event).partial();
+                replace_last(&target, &p);
+                run.emit(glue::ev_message_update(&p, &event)).await?;
+                partial = Some(p);
             }
-            KIND_TERMINAL => return finish(run, &response, &target, partial.is_some(), &level).await,
+            KIND_TERMINAL => {
+                return finish(run, &response, &target, partial.is_some(), &level).await
+            }
             _ => {}
         }
     }

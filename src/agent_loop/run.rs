@@ -19,7 +19,11 @@ fn apply_update(run: &Run, update: &JsValue) {
     let config = run.config();
     let c = view(&config);
     let model = view(update).model();
-    let model = if model.is_undefined() || model.is_null() { c.model() } else { model };
+    let model = if model.is_undefined() || model.is_null() {
+        c.model()
+    } else {
+        model
+    };
     let level = view(update).thinking_level();
     let reasoning = if level.is_undefined() {
         c.reasoning()
@@ -41,7 +45,11 @@ pub fn thinking_level(config: &JsValue) -> JsValue {
     }
 }
 
-pub async fn run_loop(run: &Run, stream_fn: &Function, skip_initial_steering: bool) -> Result<(), JsValue> {
+pub async fn run_loop(
+    run: &Run,
+    stream_fn: &Function,
+    skip_initial_steering: bool,
+) -> Result<(), JsValue> {
     let hooks = &run.hooks;
     let mut last_turn: Option<JsValue> = None;
     let mut explicit_continuation = false;
@@ -99,7 +107,8 @@ pub async fn run_loop(run: &Run, stream_fn: &Function, skip_initial_steering: bo
 
             let stop = view::get(&message, |m| m.stop_reason());
             if view::is_str(&stop, "error") || view::is_str(&stop, "aborted") {
-                let turn = glue::turn_context(&message, &Array::new(), &run.context(), &run.new_messages);
+                let turn =
+                    glue::turn_context(&message, &Array::new(), &run.context(), &run.new_messages);
                 if let Some(f) = &hooks.finish_turn {
                     call::call(f, &run.config(), &[&turn, &run.signal]).await?;
                 }
@@ -126,7 +135,8 @@ pub async fn run_loop(run: &Run, stream_fn: &Function, skip_initial_steering: bo
                 }
             }
 
-            let turn = glue::turn_context(&message, &tool_results, &run.context(), &run.new_messages);
+            let turn =
+                glue::turn_context(&message, &tool_results, &run.context(), &run.new_messages);
             let decision = match &hooks.finish_turn {
                 Some(f) => call::call(f, &run.config(), &[&turn, &run.signal]).await?,
                 None => JsValue::UNDEFINED,

@@ -9,8 +9,8 @@
 use js_sys::{Array, Function};
 use std::cell::RefCell;
 use std::rc::Rc;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::closure::Closure;
+use wasm_bindgen::prelude::*;
 
 use super::join::join_all;
 use super::{is_aborted, Run};
@@ -36,7 +36,11 @@ pub struct Finalized {
 
 enum Preparation {
     Immediate(JsValue),
-    Prepared { tool_call: JsValue, tool: JsValue, args: JsValue },
+    Prepared {
+        tool_call: JsValue,
+        tool: JsValue,
+        args: JsValue,
+    },
 }
 
 /// The hooks a tool call uses and the object they are called on.
@@ -100,7 +104,9 @@ async fn prepare_tool_call(
 }
 
 fn js_string(value: &JsValue) -> String {
-    js_sys::JsString::from(value.clone()).as_string().unwrap_or_default()
+    js_sys::JsString::from(value.clone())
+        .as_string()
+        .unwrap_or_default()
 }
 
 async fn prepare_checked(
@@ -111,18 +117,19 @@ async fn prepare_checked(
     hooks: &ToolHooks<'_>,
     signal: &JsValue,
 ) -> Result<Preparation, JsValue> {
-    let prepared_call = match call::optional_fn(view(tool).prepare_arguments(), "tool.prepareArguments")? {
-        None => tool_call.clone(),
-        Some(f) => {
-            let original = view(tool_call).arguments();
-            let p = f.call1(tool, &original)?;
-            if p == original {
-                tool_call.clone()
-            } else {
-                glue::with_arguments(tool_call, &p)
+    let prepared_call =
+        match call::optional_fn(view(tool).prepare_arguments(), "tool.prepareArguments")? {
+            None => tool_call.clone(),
+            Some(f) => {
+                let original = view(tool_call).arguments();
+                let p = f.call1(tool, &original)?;
+                if p == original {
+                    tool_call.clone()
+                } else {
+                    glue::with_arguments(tool_call, &p)
+                }
             }
-        }
-    };
+        };
     let args = validate::validate_tool_arguments(tool, &prepared_call)?;
     if let Some(before) = hooks.before {
         let ctx = glue::before_context(assistant, tool_call, &args, context);
@@ -132,7 +139,11 @@ async fn prepare_checked(
         }
         if view::is_object(&r) && view(&r).block().is_truthy() {
             let reason = view(&r).reason();
-            let text = if reason.is_truthy() { reason } else { JsValue::from_str(msg::TOOL_BLOCKED) };
+            let text = if reason.is_truthy() {
+                reason
+            } else {
+                JsValue::from_str(msg::TOOL_BLOCKED)
+            };
             let result = glue::error_tool_result(&text);
             if view(&r).terminate() == JsValue::TRUE {
                 js_sys::Reflect::set(&result, &JsValue::from_str("terminate"), &JsValue::TRUE)?;
@@ -173,7 +184,13 @@ extern "C" {
     fn update_gate(forward: &JsValue) -> Array;
 }
 
-async fn execute_prepared(tool_call: &JsValue, tool: &JsValue, args: &JsValue, signal: &JsValue, updates: UpdateSink) -> Executed {
+async fn execute_prepared(
+    tool_call: &JsValue,
+    tool: &JsValue,
+    args: &JsValue,
+    signal: &JsValue,
+    updates: UpdateSink,
+) -> Executed {
     // Each accepted update is started at once (its event emitted synchronously, as
     // in the reference) and its promise awaited after `execute` settles.
     let pending: Rc<RefCell<Vec<JsValue>>> = Rc::new(RefCell::new(Vec::new()));
@@ -186,7 +203,8 @@ async fn execute_prepared(tool_call: &JsValue, tool: &JsValue, args: &JsValue, s
                     let c = view(&tool_call);
                     let event = glue::ev_tool_update(&c.id(), &c.name(), &c.arguments(), &partial);
                     // Delivered synchronously, as the reference does; the rest is awaited later.
-                    sink.start(&event).unwrap_or_else(|e| js_sys::Promise::reject(&e).into())
+                    sink.start(&event)
+                        .unwrap_or_else(|e| js_sys::Promise::reject(&e).into())
                 }
                 UpdateSink::Callback(Some(f)) => f
                     .call1(&JsValue::UNDEFINED, &partial)
@@ -234,7 +252,12 @@ async fn execute_prepared(tool_call: &JsValue, tool: &JsValue, args: &JsValue, s
         }
         Err(error) => (glue::error_tool_result(&errors::err_text(&error)), true),
     };
-    Executed { result, is_error, duration_ms, update_error }
+    Executed {
+        result,
+        is_error,
+        duration_ms,
+        update_error,
+    }
 }
 
 async fn finalize(
@@ -274,12 +297,20 @@ async fn finalize(
 
 async fn emit_end(run: &Run, f: &Finalized) -> Result<(), JsValue> {
     let c = view(&f.tool_call);
-    run.emit(glue::ev_tool_end(&c.id(), &c.name(), &f.result, f.is_error, f.duration_ms)).await
+    run.emit(glue::ev_tool_end(
+        &c.id(),
+        &c.name(),
+        &f.result,
+        f.is_error,
+        f.duration_ms,
+    ))
+    .await
 }
 
 async fn emit_start(run: &Run, tool_call: &JsValue) -> Result<(), JsValue> {
     let c = view(tool_call);
-    run.emit(glue::ev_tool_start(&c.id(), &c.name(), &c.arguments())).await
+    run.emit(glue::ev_tool_start(&c.id(), &c.name(), &c.arguments()))
+        .await
 }
 
 async fn emit_result_message(run: &Run, f: &Finalized) -> Result<JsValue, JsValue> {
@@ -290,7 +321,12 @@ async fn emit_result_message(run: &Run, f: &Finalized) -> Result<JsValue, JsValu
 }
 
 fn immediate(tool_call: &JsValue, result: JsValue) -> Finalized {
-    Finalized { tool_call: tool_call.clone(), result, is_error: true, duration_ms: None }
+    Finalized {
+        tool_call: tool_call.clone(),
+        result,
+        is_error: true,
+        duration_ms: None,
+    }
 }
 
 fn terminates(all: &[Finalized]) -> bool {
@@ -312,7 +348,10 @@ pub async fn fail_truncated(run: &Run, tool_calls: &Array) -> Result<Batch, JsVa
         emit_end(run, &f).await?;
         messages.push(&emit_result_message(run, &f).await?);
     }
-    Ok(Batch { messages, terminate: false })
+    Ok(Batch {
+        messages,
+        terminate: false,
+    })
 }
 
 fn is_sequential(run: &Run, tools: &JsValue, tool_calls: &Array) -> bool {
@@ -323,7 +362,11 @@ fn is_sequential(run: &Run, tools: &JsValue, tool_calls: &Array) -> bool {
         })
 }
 
-pub async fn execute_tool_calls(run: &Run, assistant: &JsValue, tool_calls: &Array) -> Result<Batch, JsValue> {
+pub async fn execute_tool_calls(
+    run: &Run,
+    assistant: &JsValue,
+    tool_calls: &Array,
+) -> Result<Batch, JsValue> {
     let context = run.context();
     let tools = view::get(&context, |c| c.tools());
     let config = run.config();
@@ -352,11 +395,40 @@ async fn sequential(
     let mut update_error = None;
     for tool_call in tool_calls.iter() {
         emit_start(run, &tool_call).await?;
-        let finalized = match prepare_tool_call(context, assistant, &tool_call, hooks, &run.signal, tools).await {
+        let finalized = match prepare_tool_call(
+            context,
+            assistant,
+            &tool_call,
+            hooks,
+            &run.signal,
+            tools,
+        )
+        .await
+        {
             Preparation::Immediate(result) => immediate(&tool_call, result),
-            Preparation::Prepared { tool_call, tool, args } => {
-                let executed = execute_prepared(&tool_call, &tool, &args, &run.signal, UpdateSink::Run(run.sink.clone())).await;
-                let (f, e) = finalize(context, assistant, &tool_call, &args, executed, hooks, &run.signal).await;
+            Preparation::Prepared {
+                tool_call,
+                tool,
+                args,
+            } => {
+                let executed = execute_prepared(
+                    &tool_call,
+                    &tool,
+                    &args,
+                    &run.signal,
+                    UpdateSink::Run(run.sink.clone()),
+                )
+                .await;
+                let (f, e) = finalize(
+                    context,
+                    assistant,
+                    &tool_call,
+                    &args,
+                    executed,
+                    hooks,
+                    &run.signal,
+                )
+                .await;
                 if update_error.is_none() {
                     update_error = e;
                 }
@@ -370,12 +442,19 @@ async fn sequential(
     if let Some(e) = update_error {
         return Err(e);
     }
-    Ok(Batch { messages, terminate: terminates(&all) })
+    Ok(Batch {
+        messages,
+        terminate: terminates(&all),
+    })
 }
 
 enum Recorded {
     Done(Finalized),
-    Ready { tool_call: JsValue, tool: JsValue, args: JsValue },
+    Ready {
+        tool_call: JsValue,
+        tool: JsValue,
+        args: JsValue,
+    },
 }
 
 async fn parallel(
@@ -395,20 +474,51 @@ async fn parallel(
                 emit_end(run, &f).await?;
                 recorded.push(Recorded::Done(f));
             }
-            Preparation::Prepared { tool_call, tool, args } => {
-                recorded.push(Recorded::Ready { tool_call, tool, args });
+            Preparation::Prepared {
+                tool_call,
+                tool,
+                args,
+            } => {
+                recorded.push(Recorded::Ready {
+                    tool_call,
+                    tool,
+                    args,
+                });
             }
         }
     }
     let outcomes = join_all(recorded.into_iter().map(|entry| async move {
         match entry {
             Recorded::Done(f) => (f, None),
-            Recorded::Ready { tool_call, tool, args } => {
+            Recorded::Ready {
+                tool_call,
+                tool,
+                args,
+            } => {
                 let (f, update_error) = if run.aborted() {
-                    (immediate(&tool_call, error_result(msg::OPERATION_ABORTED)), None)
+                    (
+                        immediate(&tool_call, error_result(msg::OPERATION_ABORTED)),
+                        None,
+                    )
                 } else {
-                    let executed = execute_prepared(&tool_call, &tool, &args, &run.signal, UpdateSink::Run(run.sink.clone())).await;
-                    finalize(context, assistant, &tool_call, &args, executed, hooks, &run.signal).await
+                    let executed = execute_prepared(
+                        &tool_call,
+                        &tool,
+                        &args,
+                        &run.signal,
+                        UpdateSink::Run(run.sink.clone()),
+                    )
+                    .await;
+                    finalize(
+                        context,
+                        assistant,
+                        &tool_call,
+                        &args,
+                        executed,
+                        hooks,
+                        &run.signal,
+                    )
+                    .await
                 };
                 let end_error = emit_end(run, &f).await.err();
                 (f, update_error.or(end_error))
@@ -433,7 +543,10 @@ async fn parallel(
     if let Some(e) = first_error {
         return Err(e);
     }
-    Ok(Batch { messages, terminate: terminates(&all) })
+    Ok(Batch {
+        messages,
+        terminate: terminates(&all),
+    })
 }
 
 /// `runToolCall`: the pipeline for one call, without events or messages.
@@ -448,9 +561,24 @@ pub async fn run_tool_call(
 ) -> Result<Finalized, JsValue> {
     match prepare_tool_call(context, assistant, tool_call, hooks, signal, tools).await {
         Preparation::Immediate(result) => Ok(immediate(tool_call, result)),
-        Preparation::Prepared { tool_call, tool, args } => {
-            let executed = execute_prepared(&tool_call, &tool, &args, signal, UpdateSink::Callback(on_update)).await;
-            match finalize(context, assistant, &tool_call, &args, executed, hooks, signal).await {
+        Preparation::Prepared {
+            tool_call,
+            tool,
+            args,
+        } => {
+            let executed = execute_prepared(
+                &tool_call,
+                &tool,
+                &args,
+                signal,
+                UpdateSink::Callback(on_update),
+            )
+            .await;
+            match finalize(
+                context, assistant, &tool_call, &args, executed, hooks, signal,
+            )
+            .await
+            {
                 (_, Some(e)) => Err(e),
                 (f, None) => Ok(f),
             }

@@ -26,7 +26,9 @@ impl ConvertError {
                 s.push_str(" could not be cloned.");
                 s
             }
-            ConvertError::TooDeep => String::from("Tool arguments are nested too deeply (or cyclic)."),
+            ConvertError::TooDeep => {
+                String::from("Tool arguments are nested too deeply (or cyclic).")
+            }
         }
     }
 }
@@ -73,7 +75,9 @@ fn convert(value: &JsValue, hidden: &[&str], depth: u32) -> Result<Value, Conver
     let object: &Object = value.unchecked_ref();
     let mut map = Map::new();
     for key in Object::keys(object).iter() {
-        let Some(name) = key.as_string() else { continue };
+        let Some(name) = key.as_string() else {
+            continue;
+        };
         let item = Reflect::get(object, &key).unwrap_or(JsValue::UNDEFINED);
         if item.is_undefined() {
             // JSON drops undefined members; validation treats them as absent.

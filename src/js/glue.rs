@@ -42,7 +42,12 @@ extern "C" {
     #[wasm_bindgen(js_name = evToolStart)]
     pub fn ev_tool_start(id: &JsValue, name: &JsValue, args: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = evToolUpdate)]
-    pub fn ev_tool_update(id: &JsValue, name: &JsValue, args: &JsValue, partial: &JsValue) -> JsValue;
+    pub fn ev_tool_update(
+        id: &JsValue,
+        name: &JsValue,
+        args: &JsValue,
+        partial: &JsValue,
+    ) -> JsValue;
     #[wasm_bindgen(js_name = evToolEnd)]
     pub fn ev_tool_end(
         id: &JsValue,
@@ -116,11 +121,22 @@ extern "C" {
 #[wasm_bindgen(module = "/src/js/glue.js")]
 extern "C" {
     #[wasm_bindgen(js_name = turnContext)]
-    pub fn turn_context(message: &JsValue, tool_results: &JsValue, context: &JsValue, new_messages: &JsValue) -> JsValue;
+    pub fn turn_context(
+        message: &JsValue,
+        tool_results: &JsValue,
+        context: &JsValue,
+        new_messages: &JsValue,
+    ) -> JsValue;
     #[wasm_bindgen(js_name = requestContext)]
-    pub fn request_context(context: &JsValue, model: &JsValue, thinking_level: &JsValue) -> JsValue;
+    pub fn request_context(context: &JsValue, model: &JsValue, thinking_level: &JsValue)
+        -> JsValue;
     #[wasm_bindgen(js_name = beforeContext)]
-    pub fn before_context(assistant: &JsValue, tool_call: &JsValue, args: &JsValue, context: &JsValue) -> JsValue;
+    pub fn before_context(
+        assistant: &JsValue,
+        tool_call: &JsValue,
+        args: &JsValue,
+        context: &JsValue,
+    ) -> JsValue;
     #[wasm_bindgen(js_name = afterContext)]
     pub fn after_context(
         assistant: &JsValue,

@@ -36,7 +36,8 @@ fn compiled_index(schema: &JsValue) -> Result<u32, JsValue> {
         }
     }
     let value = to_value(schema, HIDDEN_SCHEMA_KEYS).map_err(|e| errors::error(&e.message()))?;
-    let compiled = CompiledSchema::compile(&value).map_err(|SchemaError::Compile(m)| errors::error(&m))?;
+    let compiled =
+        CompiledSchema::compile(&value).map_err(|SchemaError::Compile(m)| errors::error(&m))?;
     let index = COMPILED.with(|c| {
         let mut c = c.borrow_mut();
         c.push(compiled);
@@ -57,7 +58,11 @@ pub fn validate_tool_arguments(tool: &JsValue, tool_call: &JsValue) -> Result<Js
         let mut text = String::from("Invalid arguments for tool \"");
         text.push_str(&name);
         text.push_str("\": ");
-        text.push_str(&js_sys::JsString::from(arguments_error).as_string().unwrap_or_default());
+        text.push_str(
+            &js_sys::JsString::from(arguments_error)
+                .as_string()
+                .unwrap_or_default(),
+        );
         return Err(errors::error(&text));
     }
     let original = view(tool_call).arguments();
@@ -79,7 +84,11 @@ pub fn validate_tool_arguments(tool: &JsValue, tool_call: &JsValue) -> Result<Js
             text.push_str(&failure.lines.join("\n"));
             text.push_str("\n\nReceived arguments:\n");
             let json = glue::json_stringify(&original, 2).unwrap_or(JsValue::UNDEFINED);
-            text.push_str(&json.as_string().unwrap_or_else(|| String::from("undefined")));
+            text.push_str(
+                &json
+                    .as_string()
+                    .unwrap_or_else(|| String::from("undefined")),
+            );
             Err(errors::error(&text))
         }
         Some(Err(SchemaError::Compile(m))) => Err(errors::error(&m)),

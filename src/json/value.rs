@@ -27,7 +27,9 @@ pub struct Map {
 
 impl Map {
     pub fn new() -> Self {
-        Map { entries: Vec::new() }
+        Map {
+            entries: Vec::new(),
+        }
     }
     pub fn len(&self) -> usize {
         self.entries.len()

@@ -49,7 +49,8 @@ pub fn scripted_stream_fn(replies: &[&str]) -> JsValue {
         };
         "#,
     );
-    let make = Closure::<dyn Fn() -> JsValue>::new(pi_agent_wasm_glue::create_stream).into_js_value();
+    let make =
+        Closure::<dyn Fn() -> JsValue>::new(pi_agent_wasm_glue::create_stream).into_js_value();
     factory.call2(&JsValue::NULL, &make, &replies).unwrap()
 }
 
@@ -74,10 +75,26 @@ pub async fn prompt_event_types() -> Vec<String> {
         ev.push(&get(&e, "type"));
     })
     .into_js_value();
-    let prompts = js("", r#"return [{ role: "user", content: "hi", timestamp: 1 }];"#).call0(&JsValue::NULL).unwrap();
-    let context = js("", "return { messages: [], tools: [] };").call0(&JsValue::NULL).unwrap();
-    let config = js("model", "return { model, convertToLlm: (m) => m };").call1(&JsValue::NULL, &model()).unwrap();
-    let p = pi_agent_wasm::api::run_agent_loop(prompts, context, config, emit, JsValue::UNDEFINED, scripted_stream_fn(&["ok"]));
+    let prompts = js(
+        "",
+        r#"return [{ role: "user", content: "hi", timestamp: 1 }];"#,
+    )
+    .call0(&JsValue::NULL)
+    .unwrap();
+    let context = js("", "return { messages: [], tools: [] };")
+        .call0(&JsValue::NULL)
+        .unwrap();
+    let config = js("model", "return { model, convertToLlm: (m) => m };")
+        .call1(&JsValue::NULL, &model())
+        .unwrap();
+    let p = pi_agent_wasm::api::run_agent_loop(
+        prompts,
+        context,
+        config,
+        emit,
+        JsValue::UNDEFINED,
+        scripted_stream_fn(&["ok"]),
+    );
     wait(p.into()).await.unwrap();
     events.iter().map(|v| v.as_string().unwrap()).collect()
 }
