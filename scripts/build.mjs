@@ -6,13 +6,15 @@
 //   node scripts/build.mjs            release build
 //   node scripts/build.mjs --dev      debug wasm, no wasm-opt (fast, for iterating)
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const pkg = join(root, "pkg");
+const finalPkg = join(root, "pkg");
+// Built next to pkg/ and swapped in at the end, so a running test never sees a half-built package.
+const pkg = join(root, "pkg.tmp");
 const dev = process.argv.includes("--dev");
 const NAME = "pi_agent_wasm";
 
@@ -112,6 +114,9 @@ writeFileSync(join(pkg, "package.json"), JSON.stringify(pkgJson, null, 2) + "\n"
 rmSync(join(pkg, ".gitignore"), { force: true });
 if (existsSync(join(root, "README.md"))) cpSync(join(root, "README.md"), join(pkg, "README.md"));
 
+rmSync(finalPkg, { recursive: true, force: true });
+renameSync(pkg, finalPkg);
+
 // Size report.
 function sizes(buf) {
   return {
@@ -129,8 +134,8 @@ function allJs(dir) {
   }
   return out;
 }
-const wasm = sizes(readFileSync(wasmPath));
-const js = sizes(Buffer.concat(allJs(pkg).map((p) => readFileSync(p))));
+const wasm = sizes(readFileSync(join(finalPkg, `${NAME}_bg.wasm`)));
+const js = sizes(Buffer.concat(allJs(finalPkg).map((p) => readFileSync(p))));
 const kb = (n) => (n / 1000).toFixed(1).padStart(7) + " kB";
 console.log(`\npkg/ (${dev ? "dev" : "release"})          raw        gzip      brotli`);
 console.log(`  ${NAME}_bg.wasm  ${kb(wasm.raw)} ${kb(wasm.gzip)} ${kb(wasm.brotli)}`);
