@@ -269,18 +269,28 @@ fn toolcall_delta_event(
     let delta = e.delta();
     // `partialJson += delta`, with JavaScript's string conversion of odd values.
     let text = delta.as_string().unwrap_or_else(|| js_string(&delta));
+    // A parser starts from the block's `partialJson` as it stands (`""` after
+    // `toolcall_start`; after `toolcall_end` it is gone, and JS's `undefined + delta`
+    // is what the reference parses then).
+    let prior = || {
+        let text = js_sys::Reflect::get(&block, &JsValue::from_str("partialJson"))
+            .unwrap_or(JsValue::UNDEFINED);
+        text.as_string().unwrap_or_else(|| js_string(&text))
+    };
     let args = match index_of(event) {
         Some(i) => {
-            let mirror = state.args.entry(i).or_default();
+            let mirror = state.args.entry(i).or_insert_with(|| {
+                let mut m = ArgsMirror::default();
+                m.parser.push(&prior());
+                m
+            });
             mirror.parser.push(&text);
             mirror.arguments()
         }
         // A non-integer index cannot be tracked incrementally; parse from scratch.
         None => {
             let mut mirror = ArgsMirror::default();
-            let prior = js_sys::Reflect::get(&block, &JsValue::from_str("partialJson"))
-                .unwrap_or(JsValue::UNDEFINED);
-            mirror.parser.push(&prior.as_string().unwrap_or_default());
+            mirror.parser.push(&prior());
             mirror.parser.push(&text);
             mirror.arguments()
         }
