@@ -107,8 +107,9 @@ const pkgJson = {
   files: readdirSync(pkg).filter((f) => f !== "package.json" && f !== ".gitignore"),
   sideEffects: ["./index.js", "./snippets/*"],
   engines: { node: ">=20.16" },
-  peerDependencies: { react: ">=18", svelte: ">=4" },
-  peerDependenciesMeta: { react: { optional: true }, svelte: { optional: true } },
+  // typebox: only its types, so tool params are inferred from TypeBox schemas as with the reference.
+  peerDependencies: { react: ">=18", svelte: ">=4", typebox: "^1" },
+  peerDependenciesMeta: { react: { optional: true }, svelte: { optional: true }, typebox: { optional: true } },
 };
 writeFileSync(join(pkg, "package.json"), JSON.stringify(pkgJson, null, 2) + "\n");
 rmSync(join(pkg, ".gitignore"), { force: true });

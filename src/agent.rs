@@ -144,16 +144,16 @@ pub struct Agent {
 }
 
 macro_rules! fields {
-    ($( $getter:ident / $setter:ident => $js:literal ),* $(,)?) => {
+    ($( $getter:ident / $setter:ident => $js:literal : $ts:literal ),* $(,)?) => {
         #[wasm_bindgen]
         impl Agent {
             $(
-                #[wasm_bindgen(getter = $js)]
+                #[wasm_bindgen(getter = $js, unchecked_return_type = $ts)]
                 pub fn $getter(&self) -> JsValue {
                     self.core.field($js)
                 }
                 #[wasm_bindgen(setter = $js)]
-                pub fn $setter(&self, value: JsValue) {
+                pub fn $setter(&self, #[wasm_bindgen(unchecked_param_type = $ts)] value: JsValue) {
                     let _ = js_sys::Reflect::set(&self.core.fields, &JsValue::from_str($js), &value);
                 }
             )*
@@ -162,25 +162,25 @@ macro_rules! fields {
 }
 
 fields! {
-    convert_to_llm / set_convert_to_llm => "convertToLlm",
-    transform_context / set_transform_context => "transformContext",
-    stream_function / set_stream_function => "streamFunction",
-    get_api_key / set_get_api_key => "getApiKey",
-    on_payload / set_on_payload => "onPayload",
-    on_response / set_on_response => "onResponse",
-    on_provider_stream_event / set_on_provider_stream_event => "onProviderStreamEvent",
-    before_tool_call / set_before_tool_call => "beforeToolCall",
-    after_tool_call / set_after_tool_call => "afterToolCall",
-    finish_turn / set_finish_turn => "finishTurn",
-    prepare_request / set_prepare_request => "prepareRequest",
-    prepare_next_turn / set_prepare_next_turn => "prepareNextTurn",
-    prepare_next_turn_with_context / set_prepare_next_turn_with_context => "prepareNextTurnWithContext",
-    session_id / set_session_id => "sessionId",
-    thinking_budgets / set_thinking_budgets => "thinkingBudgets",
-    transport / set_transport => "transport",
-    max_retry_delay_ms / set_max_retry_delay_ms => "maxRetryDelayMs",
-    tool_execution / set_tool_execution => "toolExecution",
-    identity / set_identity => "identity",
+    convert_to_llm / set_convert_to_llm => "convertToLlm" : "NonNullable<AgentOptions[\"convertToLlm\"]>",
+    transform_context / set_transform_context => "transformContext" : "AgentOptions[\"transformContext\"]",
+    stream_function / set_stream_function => "streamFunction" : "StreamFn",
+    get_api_key / set_get_api_key => "getApiKey" : "AgentOptions[\"getApiKey\"]",
+    on_payload / set_on_payload => "onPayload" : "AgentOptions[\"onPayload\"]",
+    on_response / set_on_response => "onResponse" : "AgentOptions[\"onResponse\"]",
+    on_provider_stream_event / set_on_provider_stream_event => "onProviderStreamEvent" : "AgentOptions[\"onProviderStreamEvent\"]",
+    before_tool_call / set_before_tool_call => "beforeToolCall" : "AgentOptions[\"beforeToolCall\"]",
+    after_tool_call / set_after_tool_call => "afterToolCall" : "AgentOptions[\"afterToolCall\"]",
+    finish_turn / set_finish_turn => "finishTurn" : "AgentOptions[\"finishTurn\"]",
+    prepare_request / set_prepare_request => "prepareRequest" : "AgentOptions[\"prepareRequest\"]",
+    prepare_next_turn / set_prepare_next_turn => "prepareNextTurn" : "AgentOptions[\"prepareNextTurn\"]",
+    prepare_next_turn_with_context / set_prepare_next_turn_with_context => "prepareNextTurnWithContext" : "AgentOptions[\"prepareNextTurnWithContext\"]",
+    session_id / set_session_id => "sessionId" : "AgentOptions[\"sessionId\"]",
+    thinking_budgets / set_thinking_budgets => "thinkingBudgets" : "AgentOptions[\"thinkingBudgets\"]",
+    transport / set_transport => "transport" : "Transport",
+    max_retry_delay_ms / set_max_retry_delay_ms => "maxRetryDelayMs" : "AgentOptions[\"maxRetryDelayMs\"]",
+    tool_execution / set_tool_execution => "toolExecution" : "ToolExecutionMode",
+    identity / set_identity => "identity" : "AgentOptions[\"identity\"]",
 }
 
 const HOOK_OPTIONS: &[&str] = &[
@@ -230,7 +230,9 @@ impl Agent {
     /// Creates an agent. `options` may be omitted; `streamFn` falls back to the
     /// default stream function (see `setDefaultStreamFn`), resolved now.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue) -> Result<Agent, JsValue> {
+    pub fn new(
+        #[wasm_bindgen(unchecked_optional_param_type = "AgentOptions")] options: JsValue,
+    ) -> Result<Agent, JsValue> {
         crate::panic::install();
         if !(options.is_undefined() || options.is_null() || view::is_object(&options)) {
             return Err(errors::type_error("AgentOptions must be an object"));
@@ -318,14 +320,21 @@ impl Agent {
     /// The agent's state object: `systemPrompt`, `model`, `thinkingLevel`,
     /// `tools`, `messages`, `isStreaming`, `streamingMessage`,
     /// `pendingToolCalls`, `errorMessage`.
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, unchecked_return_type = "AgentState")]
     pub fn state(&self) -> JsValue {
         self.core.state.clone()
     }
 
     /// Adds a listener, called with every event and the run's `AbortSignal`,
     /// awaited in subscription order. Returns a function that removes it.
-    pub fn subscribe(&self, listener: JsValue) -> Result<JsValue, JsValue> {
+    #[wasm_bindgen(unchecked_return_type = "() => void")]
+    pub fn subscribe(
+        &self,
+        #[wasm_bindgen(
+            unchecked_param_type = "(event: AgentEvent, signal: AbortSignal) => Promise<void> | void"
+        )]
+        listener: JsValue,
+    ) -> Result<JsValue, JsValue> {
         if !listener.is_function() {
             return Err(errors::type_error(
                 "subscribe(listener): listener must be a function",
@@ -334,30 +343,39 @@ impl Agent {
         Ok(subscribe_listener(&self.core.listeners, &listener))
     }
 
-    #[wasm_bindgen(getter = steeringMode)]
+    #[wasm_bindgen(getter = steeringMode, unchecked_return_type = "QueueMode")]
     pub fn steering_mode(&self) -> String {
         self.core.steering.borrow().mode.as_str().into()
     }
     #[wasm_bindgen(setter = steeringMode)]
-    pub fn set_steering_mode(&self, mode: JsValue) {
+    pub fn set_steering_mode(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "QueueMode")] mode: JsValue,
+    ) {
         self.core.steering.borrow_mut().mode = QueueMode::parse(mode.as_string().as_deref());
     }
-    #[wasm_bindgen(getter = followUpMode)]
+    #[wasm_bindgen(getter = followUpMode, unchecked_return_type = "QueueMode")]
     pub fn follow_up_mode(&self) -> String {
         self.core.follow_up.borrow().mode.as_str().into()
     }
     #[wasm_bindgen(setter = followUpMode)]
-    pub fn set_follow_up_mode(&self, mode: JsValue) {
+    pub fn set_follow_up_mode(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "QueueMode")] mode: JsValue,
+    ) {
         self.core.follow_up.borrow_mut().mode = QueueMode::parse(mode.as_string().as_deref());
     }
 
     /// Queues a message delivered after the current turn's tool calls.
-    pub fn steer(&self, message: JsValue) {
+    pub fn steer(&self, #[wasm_bindgen(unchecked_param_type = "AgentMessage")] message: JsValue) {
         self.core.steering.borrow_mut().enqueue(message);
     }
     /// Queues a message delivered when the agent would otherwise stop.
     #[wasm_bindgen(js_name = followUp)]
-    pub fn follow_up(&self, message: JsValue) {
+    pub fn follow_up(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "AgentMessage")] message: JsValue,
+    ) {
         self.core.follow_up.borrow_mut().enqueue(message);
     }
     #[wasm_bindgen(js_name = clearSteeringQueue)]
@@ -378,7 +396,7 @@ impl Agent {
         !self.core.steering.borrow().is_empty() || !self.core.follow_up.borrow().is_empty()
     }
     /// What the next poll would deliver: steering first, else follow-ups.
-    #[wasm_bindgen(js_name = peekQueuedMessages)]
+    #[wasm_bindgen(js_name = peekQueuedMessages, unchecked_return_type = "AgentMessage[]")]
     pub fn peek_queued_messages(&self) -> Array {
         let steering = self.core.steering.borrow().peek_while(JsValue::is_truthy);
         let list = if steering.is_empty() {
@@ -390,7 +408,7 @@ impl Agent {
     }
 
     /// The running run's `AbortSignal`, or `undefined` when idle.
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, unchecked_return_type = "AbortSignal | undefined")]
     pub fn signal(&self) -> JsValue {
         self.core.signal()
     }
@@ -409,7 +427,7 @@ impl Agent {
     }
 
     /// Resolves when the running run (and its `agent_end` listeners) finished.
-    #[wasm_bindgen(js_name = waitForIdle)]
+    #[wasm_bindgen(js_name = waitForIdle, unchecked_return_type = "Promise<void>")]
     pub fn wait_for_idle(&self) -> Promise {
         let promise = self
             .core
@@ -431,6 +449,7 @@ impl Agent {
     }
 
     /// `prompt(text, images?)` or `prompt(message | message[])`.
+    #[wasm_bindgen(skip_typescript)]
     pub fn prompt(&self, input: JsValue, images: JsValue) -> Promise {
         if self.core.active.borrow().is_some() {
             return Promise::reject(&errors::error(msg::ALREADY_PROMPTING));
@@ -440,7 +459,7 @@ impl Agent {
     }
 
     /// Continues from the current transcript (see the README for the three cases).
-    #[wasm_bindgen(js_name = continue)]
+    #[wasm_bindgen(js_name = continue, unchecked_return_type = "Promise<void>")]
     pub fn continue_(&self) -> Promise {
         match self.continue_kind() {
             Ok(kind) => run_with_lifecycle(self.core.clone(), kind),
@@ -664,7 +683,7 @@ impl Agent {
     pub fn subscribe_state(
         &self,
         #[wasm_bindgen(unchecked_param_type = "() => void")] listener: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "{ coalesce?: boolean }")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ coalesce?: boolean }")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
         subscribe_state(&self.core.state, &listener, &options)
     }

@@ -1,0 +1,11 @@
+// Types of pi-agent-wasm. Everything is declared in ./pi_agent_wasm.d.ts, which wasm-bindgen
+// generates from the crate (src/types.rs holds the hand-written declarations).
+//
+// `export *` is enough for apps' `declare module "pi-agent-wasm" { interface CustomAgentMessages { … } }`
+// to merge into the `CustomAgentMessages` declared there (TypeScript >= 3.9).
+export * from "./pi_agent_wasm.js";
+
+// The wasm module is initialised by index.js on import, which does not re-export wasm-bindgen's
+// `initSync`: this local type shadows the function the star export would otherwise bring in, so
+// `initSync(…)` fails to compile instead of failing at run time.
+export type initSync = never;

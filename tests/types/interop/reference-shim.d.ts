@@ -1,0 +1,35 @@
+// "pi-agent-wasm" as the reference packages spell it: pi-agent-core 1.4.0's exports plus the pi-ai
+// 1.4.0 names pi-agent-wasm also exports.
+export * from "@earendil-works/pi-agent-core";
+export { AssistantMessageEventStream, EventStream, createAssistantMessageEventStream } from "@earendil-works/pi-ai";
+export type {
+  Api,
+  AssistantMessage,
+  AssistantMessageEvent,
+  CacheRetention,
+  ClientIdentity,
+  Context,
+  ImageContent,
+  JsonObject,
+  JsonValue,
+  KnownApi,
+  Message,
+  Model,
+  ModelThinkingLevel,
+  SimpleStreamOptions,
+  Static,
+  StopReason,
+  SystemMessage,
+  TSchema,
+  TextContent,
+  ThinkingBudgets,
+  ThinkingContent,
+  Tool,
+  ToolCall,
+  ToolReference,
+  ToolResultMessage,
+  TranscriptContext,
+  Transport,
+  Usage,
+  UserMessage,
+} from "@earendil-works/pi-ai";
