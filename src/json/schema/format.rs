@@ -9,6 +9,7 @@
 //! instead of the full IDNA2008 tables and Bidi rule; `idn-email` skips NFC
 //! normalization; `regex` accepts what [`super::pattern`] compiles.
 
+use super::one_of;
 use super::pattern::{compile, is_match};
 
 const V4: &str =
@@ -54,7 +55,7 @@ pub(crate) fn test(format: &str, s: &str) -> bool {
     match format {
         "date-time" => {
             let parts: Vec<&str> = s.split(['T', 't']).collect();
-            parts.len() == 2 && date(parts[0]) && time(parts[1])
+            matches!(parts.as_slice(), [d, t] if date(d) && time(t))
         }
         "date" => date(s),
         "time" => time(s),
@@ -72,9 +73,7 @@ pub(crate) fn test(format: &str, s: &str) -> bool {
                 && url(s, true)
         }
         "iri" => {
-            !s.chars().any(|c| c <= ' ' || "<>^`{|}\\".contains(c))
-                && percent_ok(s)
-                && url(s, false)
+            !s.chars().any(|c| c <= ' ' || one_of("<>^`{|}\\", c)) && percent_ok(s) && url(s, false)
         }
         "json-pointer-uri-fragment" => is_match(
             "^#(?:\\/(?:[a-z0-9_\\-.!$&'()*+,;:=@]|%[0-9a-f]{2}|~0|~1)*)*$",
@@ -104,20 +103,24 @@ pub(crate) fn test(format: &str, s: &str) -> bool {
     }
 }
 
-fn digits(s: &str) -> Option<u32> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+/// A run of ASCII digits (at most 9) as a number.
+fn digits(s: Option<&str>) -> Option<u32> {
+    let s = s?;
+    if s.is_empty() || s.len() > 9 {
         return None;
     }
-    s.parse().ok()
+    s.bytes().try_fold(0u32, |n, b| {
+        b.is_ascii_digit().then(|| n * 10 + (b - b'0') as u32)
+    })
 }
 
 /// `^(\d\d\d\d)-(\d\d)-(\d\d)$` plus the calendar check.
 fn date(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+    if b.len() != 10 || b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
         return false;
     }
-    let (y, m, d) = match (digits(&s[..4]), digits(&s[5..7]), digits(&s[8..])) {
+    let (y, m, d) = match (digits(s.get(..4)), digits(s.get(5..7)), digits(s.get(8..))) {
         (Some(y), Some(m), Some(d)) => (y, m, d),
         _ => return false,
     };
@@ -147,31 +150,31 @@ fn time(s: &str) -> bool {
         return false;
     }
     let b = s.as_bytes();
-    if b[2] != b':' || b[5] != b':' {
+    if b.get(2) != Some(&b':') || b.get(5) != Some(&b':') {
         return false;
     }
-    let (hr, min, sec) = match (digits(&s[..2]), digits(&s[3..5]), digits(&s[6..8])) {
+    let (hr, min, sec) = match (digits(s.get(..2)), digits(s.get(3..5)), digits(s.get(6..8))) {
         (Some(h), Some(m), Some(x)) => (h, m, x),
         _ => return false,
     };
-    let mut rest = &s[8..];
+    let mut rest = s.get(8..).unwrap_or_default();
     if let Some(frac) = rest.strip_prefix('.') {
-        let n = frac.bytes().take_while(|b| b.is_ascii_digit()).count();
-        if n == 0 {
+        rest = frac.trim_start_matches(|c: char| c.is_ascii_digit());
+        if rest.len() == frac.len() {
             return false;
         }
-        rest = &frac[n..];
     }
     let (sign, tz_h, tz_m) = match rest {
         "Z" | "z" => (1i64, 0, 0),
         _ => {
             let rb = rest.as_bytes();
-            if rb.len() != 6 || !(rb[0] == b'+' || rb[0] == b'-') || rb[3] != b':' {
+            let sign = rb.first().copied().unwrap_or(0);
+            if rb.len() != 6 || !(sign == b'+' || sign == b'-') || rb.get(3) != Some(&b':') {
                 return false;
             }
-            match (digits(&rest[1..3]), digits(&rest[4..])) {
+            match (digits(rest.get(1..3)), digits(rest.get(4..))) {
                 (Some(h), Some(m)) if h <= 23 && m <= 59 => {
-                    (if rb[0] == b'-' { -1 } else { 1 }, h, m)
+                    (if sign == b'-' { -1 } else { 1 }, h, m)
                 }
                 _ => return false,
             }
@@ -214,22 +217,21 @@ fn unicode_label(l: &str) -> bool {
         && !chars.first().is_some_and(|c| mark(*c))
         && chars
             .iter()
-            .all(|c| c.is_alphanumeric() || mark(*c) || "-+.,:/".contains(*c))
+            .all(|c| c.is_alphanumeric() || mark(*c) || one_of("-+.,:/", *c))
 }
 
 /// RFC 3492 decoding, as TypeBox's `Decode` (lowercase digits only).
 fn punycode(input: &str) -> Option<String> {
     let (mut n, mut i, mut bias) = (128u32, 0u32, 72u32);
     let mut out: Vec<u32> = Vec::new();
-    let rest = match input.rfind('-') {
-        Some(d) if d > 0 => {
-            if !input[..d].is_ascii() {
+    let rest = match input.rsplit_once('-') {
+        Some((basic, rest)) => {
+            if !basic.is_ascii() {
                 return None;
             }
-            out.extend(input[..d].chars().map(|c| c as u32));
-            &input[d + 1..]
+            out.extend(basic.bytes().map(u32::from));
+            rest
         }
-        Some(d) => &input[d + 1..],
         None => input,
     };
     let mut it = rest.bytes().peekable();
@@ -274,14 +276,18 @@ fn punycode(input: &str) -> Option<String> {
         out.insert(i as usize, n);
         i += 1;
     }
-    out.into_iter().map(char::from_u32).collect()
+    let mut s = String::new();
+    for c in out {
+        s.push(char::from_u32(c)?);
+    }
+    Some(s)
 }
 
 fn puny_label(l: &str) -> bool {
     if !l.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("xn--")) {
         return false;
     }
-    let body = l[4..].to_ascii_lowercase();
+    let body = l.get(4..).unwrap_or_default().to_ascii_lowercase();
     if body.rfind('-') == Some(0) {
         return false;
     }
@@ -299,7 +305,7 @@ fn hostname(s: &str) -> bool {
 }
 
 fn idn_hostname(s: &str) -> bool {
-    if s.is_empty() || s.contains(' ') {
+    if s.is_empty() || s.chars().any(|c| c == ' ') {
         return false;
     }
     let norm: String = s
@@ -325,12 +331,12 @@ fn url(s: &str, with_base: bool) -> bool {
         .chars()
         .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
         .collect();
-    let colon = match s.find(':') {
-        Some(i) if is_match("^[a-zA-Z][a-zA-Z0-9+\\-.]*$", false, false, &s[..i]) => i,
+    let (scheme, rest) = match s.split_once(':') {
+        Some((sc, rest)) if is_match("^[a-zA-Z][a-zA-Z0-9+\\-.]*$", false, false, sc) => {
+            (sc.to_ascii_lowercase(), rest)
+        }
         _ => return with_base,
     };
-    let scheme = s[..colon].to_ascii_lowercase();
-    let rest = &s[colon + 1..];
     let special = matches!(scheme.as_str(), "http" | "https" | "ws" | "wss" | "ftp");
     if scheme == "file" {
         return true;
@@ -342,10 +348,10 @@ fn url(s: &str, with_base: bool) -> bool {
     } else {
         return true;
     };
-    let end = auth
-        .find(|c: char| c == '/' || c == '?' || c == '#' || (special && c == '\\'))
-        .unwrap_or(auth.len());
-    let auth = &auth[..end];
+    let auth = auth
+        .split(|c: char| c == '/' || c == '?' || c == '#' || (special && c == '\\'))
+        .next()
+        .unwrap_or_default();
     let host_port = auth.rsplit_once('@').map_or(auth, |(_, h)| h);
     let (host, port) = if let Some(inner) = host_port.strip_prefix('[') {
         match inner.split_once(']') {
@@ -359,7 +365,7 @@ fn url(s: &str, with_base: bool) -> bool {
         }
     };
     let port = port.strip_prefix(':').unwrap_or(port);
-    if !port.is_empty() && digits(port).is_none_or(|p| p > 65535) {
+    if !port.is_empty() && digits(Some(port)).is_none_or(|p| p > 65535) {
         return false;
     }
     if special && host.is_empty() {
@@ -367,5 +373,5 @@ fn url(s: &str, with_base: bool) -> bool {
     }
     !host
         .chars()
-        .any(|c| c < ' ' || " #/<>?@[\\]^|".contains(c) || (special && c == '%'))
+        .any(|c| c < ' ' || one_of(" #/<>?@[\\]^|", c) || (special && c == '%'))
 }

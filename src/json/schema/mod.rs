@@ -21,6 +21,7 @@
 //!   exact text, without base-URI resolution; `$recursiveRef`/`$dynamicRef`
 //!   resolve like `$ref`;
 //! - a `null` where a sub-schema is expected does not throw;
+//! - TypeBox `Refine` checks (`'~refine'`, functions) are not applied;
 //! - recursion that uses more than 512 KiB of stack reports V8's
 //!   `Maximum call stack size exceeded` (V8 goes deeper).
 
@@ -103,6 +104,11 @@ pub(crate) mod stack {
     pub(crate) fn exhausted() -> bool {
         BASE.with(|b| b.get() != 0 && b.get().abs_diff(here()) > LIMIT)
     }
+}
+
+/// `set.contains(c)` without pulling in `str`'s substring searcher.
+pub(crate) fn one_of(set: &str, c: char) -> bool {
+    set.chars().any(|x| x == c)
 }
 
 pub(crate) fn overflow() -> SchemaError {

@@ -63,6 +63,7 @@ pub(crate) struct Regex {
     root: Node,
     ncap: usize,
     icase: bool,
+    unicode: bool,
     anchored: bool,
 }
 
@@ -89,11 +90,16 @@ pub(crate) fn compile(src: &str, unicode: bool, icase: bool) -> Result<Regex, St
         names,
         seen: Vec::new(),
         next_cap: 0,
+        pending: None,
+        deferred: None,
     };
     let root = p.alt()?;
     if p.i < p.s.len() {
         // Only a stray ')' stops the top-level disjunction early.
         return Err("Unmatched ')'".into());
+    }
+    if let Some(e) = p.deferred {
+        return Err(e.into());
     }
     let anchored = match &root {
         Node::Seq(v) => matches!(v.first(), Some(Node::Start)),
@@ -104,6 +110,7 @@ pub(crate) fn compile(src: &str, unicode: bool, icase: bool) -> Result<Regex, St
         root,
         ncap,
         icase,
+        unicode,
         anchored,
     })
 }
@@ -112,8 +119,8 @@ pub(crate) fn compile(src: &str, unicode: bool, icase: bool) -> Result<Regex, St
 /// tell back-references from other escapes).
 fn scan_groups(s: &[char]) -> (usize, Vec<(String, usize)>) {
     let (mut n, mut names, mut i, mut class) = (0, Vec::new(), 0, false);
-    while i < s.len() {
-        match s[i] {
+    while let Some(&c) = s.get(i) {
+        match c {
             '\\' => i += 1,
             '[' => class = true,
             ']' => class = false,
@@ -124,7 +131,7 @@ fn scan_groups(s: &[char]) -> (usize, Vec<(String, usize)>) {
                     && !matches!(s.get(i + 3), Some('=') | Some('!'))
                 {
                     n += 1;
-                    let name: String = s[i + 3..].iter().take_while(|c| **c != '>').collect();
+                    let name: String = s.iter().skip(i + 3).take_while(|c| **c != '>').collect();
                     names.push((name, n));
                 }
             }
@@ -143,6 +150,10 @@ struct Parser {
     names: Vec<(String, usize)>,
     seen: Vec<String>,
     next_cap: usize,
+    /// Without `u` an astral character is two UTF-16 units: the low one waits here.
+    pending: Option<u32>,
+    /// Errors V8 reports only after parsing the whole pattern.
+    deferred: Option<&'static str>,
 }
 
 type R<T> = Result<T, String>;
@@ -181,8 +192,8 @@ impl Parser {
 
     fn seq(&mut self) -> R<Node> {
         let mut items = Vec::new();
-        while let Some(c) = self.peek() {
-            if c == '|' || c == ')' {
+        loop {
+            if self.pending.is_none() && matches!(self.peek(), None | Some('|') | Some(')')) {
                 break;
             }
             let (atom, quantifiable) = self.term()?;
@@ -236,7 +247,11 @@ impl Parser {
         }
     }
 
-    fn quantifier(&mut self, atom: Node, quantifiable: bool) -> R<Node> {
+    /// `quantifiable`: Some(false) for assertions, None for lookarounds.
+    fn quantifier(&mut self, atom: Node, quantifiable: Option<bool>) -> R<Node> {
+        if self.pending.is_some() {
+            return Ok(atom);
+        }
         let (min, max) = match self.peek() {
             Some('*') => {
                 self.i += 1;
@@ -252,31 +267,40 @@ impl Parser {
             }
             Some('{') => match self.braces() {
                 Some(b) => b,
-                None if self.u => return err("Incomplete quantifier"),
+                // After an assertion a stray `{` is a term of its own.
+                None if self.u && quantifiable != Some(false) => {
+                    return err("Incomplete quantifier")
+                }
                 None => return Ok(atom),
             },
             _ => return Ok(atom),
         };
-        if !quantifiable {
+        if quantifiable == Some(false) {
             return err("Nothing to repeat");
         }
         if min > max {
             return err("numbers out of order in {} quantifier");
+        }
+        if quantifiable.is_none() {
+            return err("Invalid quantifier");
         }
         let greedy = !self.eat('?');
         Ok(Node::Rep(Box::new(atom), min, max, greedy))
     }
 
     /// One term: an assertion (not quantifiable) or an atom.
-    fn term(&mut self) -> R<(Node, bool)> {
+    fn term(&mut self) -> R<(Node, Option<bool>)> {
+        if let Some(lo) = self.pending.take() {
+            return Ok((Node::Char(lo), Some(true)));
+        }
         let c = match self.peek() {
             Some(c) => c,
-            None => return Ok((Node::Empty, false)),
+            None => return Ok((Node::Empty, Some(false))),
         };
         self.i += 1;
         let atom = match c {
-            '^' => return Ok((Node::Start, false)),
-            '$' => return Ok((Node::End, false)),
+            '^' => return Ok((Node::Start, Some(false))),
+            '$' => return Ok((Node::End, Some(false))),
             '.' => Node::Any,
             '(' => return self.group(),
             '[' => self.class()?,
@@ -296,20 +320,31 @@ impl Parser {
             '\\' => match self.peek() {
                 Some('b') => {
                     self.i += 1;
-                    return Ok((Node::WordB(true), false));
+                    return Ok((Node::WordB(true), Some(false)));
                 }
                 Some('B') => {
                     self.i += 1;
-                    return Ok((Node::WordB(false), false));
+                    return Ok((Node::WordB(false), Some(false)));
                 }
                 _ => self.atom_escape()?,
             },
-            c => Node::Char(c as u32),
+            c => Node::Char(self.unit(c)),
         };
-        Ok((atom, true))
+        Ok((atom, Some(true)))
     }
 
-    fn group(&mut self) -> R<(Node, bool)> {
+    /// The matching unit for a literal: the code point under `u`, else the
+    /// high surrogate of an astral character (its low half becomes pending).
+    fn unit(&mut self, c: char) -> u32 {
+        let v = c as u32;
+        if self.u || v < 0x10000 {
+            return v;
+        }
+        self.pending = Some(0xDC00 + ((v - 0x10000) & 0x3FF));
+        0xD800 + ((v - 0x10000) >> 10)
+    }
+
+    fn group(&mut self) -> R<(Node, Option<bool>)> {
         let mut cap = None;
         let mut look = None;
         if self.eat('?') {
@@ -353,8 +388,11 @@ impl Parser {
         }
         Ok(match look {
             // Lookaheads are quantifiable only without the u flag (Annex B).
-            Some((ahead, neg)) => (Node::Look(Box::new(inner), ahead, neg), ahead && !self.u),
-            None => (Node::Group(Box::new(inner), cap), true),
+            Some((ahead, neg)) => (
+                Node::Look(Box::new(inner), ahead, neg),
+                if ahead && !self.u { Some(true) } else { None },
+            ),
+            None => (Node::Group(Box::new(inner), cap), Some(true)),
         })
     }
 
@@ -410,10 +448,14 @@ impl Parser {
                 return err("Invalid named reference");
             }
             let name = self.group_name()?;
-            return match self.names.iter().find(|(n, _)| *n == name) {
-                Some((_, idx)) => Ok(Node::BackRef(*idx)),
-                None => err("Invalid named capture referenced"),
-            };
+            return Ok(match self.names.iter().find(|(n, _)| *n == name) {
+                Some((_, idx)) => Node::BackRef(*idx),
+                None => {
+                    self.deferred
+                        .get_or_insert("Invalid named capture referenced");
+                    Node::Empty
+                }
+            });
         }
         Ok(Node::Char(self.char_escape(false)?))
     }
@@ -484,6 +526,7 @@ impl Parser {
             'f' => 12,
             'r' => 13,
             '0' if !self.peek().is_some_and(|d| d.is_ascii_digit()) => 0,
+            '0' if self.u && !in_class => return err("Invalid decimal escape"),
             '0'..='7' if !self.u => {
                 self.i -= 1;
                 self.legacy_octal()
@@ -579,16 +622,21 @@ impl Parser {
         let neg = self.eat('^');
         let mut items = Vec::new();
         loop {
-            let c = match self.peek() {
-                Some(c) => c,
-                None => return err("Unterminated character class"),
-            };
-            if c == ']' {
-                self.i += 1;
-                break;
+            if self.pending.is_none() {
+                match self.peek() {
+                    None => return err("Unterminated character class"),
+                    Some(']') => {
+                        self.i += 1;
+                        break;
+                    }
+                    _ => {}
+                }
             }
             let a = self.class_atom()?;
-            if self.peek() == Some('-') && self.at(1).is_some_and(|c| c != ']') {
+            if self.pending.is_none()
+                && self.peek() == Some('-')
+                && self.at(1).is_some_and(|c| c != ']')
+            {
                 self.i += 1;
                 let b = self.class_atom()?;
                 match (a, b) {
@@ -613,13 +661,17 @@ impl Parser {
     }
 
     fn class_atom(&mut self) -> R<Item> {
+        if let Some(lo) = self.pending.take() {
+            return Ok(Item::Range(lo, lo));
+        }
         let c = match self.peek() {
             Some(c) => c,
             None => return err("Unterminated character class"),
         };
         self.i += 1;
         if c != '\\' {
-            return Ok(Item::Range(c as u32, c as u32));
+            let v = self.unit(c);
+            return Ok(Item::Range(v, v));
         }
         if let Some(item) = self.class_escape()? {
             return Ok(item);
@@ -696,8 +748,7 @@ fn fold(c: u32) -> u32 {
 }
 
 impl Set {
-    fn has(&self, c: char, icase: bool) -> bool {
-        let v = c as u32;
+    fn has(&self, v: u32, icase: bool) -> bool {
         let hit = self.items.iter().any(|it| match *it {
             Item::Range(lo, hi) => {
                 (lo..=hi).contains(&v)
@@ -716,14 +767,14 @@ impl Set {
             Item::Digit(n) => (0x30..=0x39).contains(&v) != n,
             Item::Word(n) => is_word(v) != n,
             Item::Space(n) => is_space(v) != n,
-            Item::Prop(id, n) => prop_has(id, c) != n,
+            Item::Prop(id, n) => char::from_u32(v).is_some_and(|c| prop_has(id, c)) != n,
         });
         hit != self.neg
     }
 }
 
 struct M<'s> {
-    s: &'s [char],
+    s: &'s [u32],
     caps: Vec<Option<(usize, usize)>>,
     steps: u32,
     icase: bool,
@@ -733,10 +784,10 @@ struct M<'s> {
 type K<'k, 's> = &'k mut dyn FnMut(&mut M<'s>, usize) -> bool;
 
 impl<'s> M<'s> {
-    fn single(&self, n: &Node, c: char) -> Option<bool> {
+    fn single(&self, n: &Node, c: u32) -> Option<bool> {
         Some(match n {
-            Node::Char(x) => *x == c as u32 || (self.icase && fold(*x) == fold(c as u32)),
-            Node::Any => !matches!(c as u32, 10 | 13 | 0x2028 | 0x2029),
+            Node::Char(x) => *x == c || (self.icase && fold(*x) == fold(c)),
+            Node::Any => !matches!(c, 10 | 13 | 0x2028 | 0x2029),
             Node::Set(set) => set.has(c, self.icase),
             _ => return None,
         })
@@ -762,8 +813,8 @@ impl<'s> M<'s> {
             Node::Start => i == 0 && k(self, i),
             Node::End => i == len && k(self, i),
             Node::WordB(b) => {
-                let before = i > 0 && self.s.get(i - 1).is_some_and(|c| is_word(*c as u32));
-                let after = self.s.get(i).is_some_and(|c| is_word(*c as u32));
+                let before = i > 0 && self.s.get(i - 1).is_some_and(|c| is_word(*c));
+                let after = self.s.get(i).is_some_and(|c| is_word(*c));
                 (before != after) == *b && k(self, i)
             }
             Node::Group(inner, cap) => match *cap {
@@ -806,9 +857,9 @@ impl<'s> M<'s> {
                     if i + n > len {
                         return false;
                     }
-                    let same = (0..n).all(|d| {
-                        let (x, y) = (self.s[a + d] as u32, self.s[i + d] as u32);
-                        x == y || (self.icase && fold(x) == fold(y))
+                    let same = (0..n).all(|d| match (self.s.get(a + d), self.s.get(i + d)) {
+                        (Some(&x), Some(&y)) => x == y || (self.icase && fold(x) == fold(y)),
+                        _ => false,
                     });
                     same && k(self, i + n)
                 }
@@ -927,7 +978,11 @@ impl Regex {
     /// `RegExp.prototype.test` without the `g`/`y` flags: a match anywhere.
     pub(crate) fn test(&self, s: &str) -> bool {
         let _entry = super::stack::enter();
-        let chars: Vec<char> = s.chars().collect();
+        let chars: Vec<u32> = if self.unicode {
+            s.chars().map(u32::from).collect()
+        } else {
+            s.encode_utf16().map(u32::from).collect()
+        };
         let mut m = M {
             s: &chars,
             caps: vec![None; self.ncap + 1],

@@ -152,11 +152,15 @@ fn node_mut<'v>(v: &'v mut Value, path: &[Value]) -> Option<&'v mut Value> {
 
 #[test]
 fn reference_vectors() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/schema/vectors.json"
-    ))
-    .expect("fixture");
+    // SCHEMA_VECTORS=<file> replays another file in the same format (fuzzing).
+    let path = std::env::var("SCHEMA_VECTORS").unwrap_or_else(|_| {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/schema/vectors.json"
+        )
+        .to_string()
+    });
+    let text = std::fs::read_to_string(path).expect("fixture");
     let vectors = match parse(&text) {
         Value::Array(a) => a,
         _ => panic!("fixture is not an array"),
@@ -249,4 +253,108 @@ fn deep_values_do_not_overflow() {
             "Maximum call stack size exceeded".into()
         ))
     );
+}
+
+/// Random, mostly malformed schemas and arguments: nothing may panic.
+#[test]
+fn random_inputs_do_not_panic() {
+    struct Rng(u64);
+    impl Rng {
+        fn n(&mut self, k: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % k
+        }
+    }
+    const WORDS: &[&str] = &[
+        "type",
+        "properties",
+        "required",
+        "items",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "const",
+        "enum",
+        "minimum",
+        "maximum",
+        "pattern",
+        "format",
+        "additionalProperties",
+        "patternProperties",
+        "dependencies",
+        "dependentRequired",
+        "if",
+        "then",
+        "else",
+        "$ref",
+        "$id",
+        "$anchor",
+        "prefixItems",
+        "contains",
+        "minContains",
+        "maxContains",
+        "uniqueItems",
+        "multipleOf",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "propertyNames",
+        "minLength",
+        "~kind",
+        "object",
+        "array",
+        "string",
+        "number",
+        "integer",
+        "boolean",
+        "null",
+        "Object",
+        "Union",
+        "Array",
+        "Number",
+        "String",
+        "Literal",
+        "Cyclic",
+        "Ref",
+        "#",
+        "#/$defs/a",
+        "a",
+        "b",
+        "(",
+        "^a+$",
+        "[",
+        "email",
+        "uri",
+        "date-time",
+        "1",
+        "true",
+        "",
+    ];
+    fn gen(r: &mut Rng, d: u32) -> Value {
+        match r.n(if d > 3 { 5 } else { 8 }) {
+            0 => Value::Null,
+            1 => Value::Bool(r.n(2) == 0),
+            2 => Value::Number([0.0, 1.0, -1.5, 2.0, 1e300, 0.1, 3.0][r.n(7) as usize]),
+            3 | 4 => Value::String(WORDS[r.n(WORDS.len() as u64) as usize].to_string()),
+            5 => Value::Array((0..r.n(4)).map(|_| gen(r, d + 1)).collect()),
+            _ => Value::Object(
+                (0..r.n(5))
+                    .map(|_| {
+                        (
+                            WORDS[r.n(WORDS.len() as u64) as usize].to_string(),
+                            gen(r, d + 1),
+                        )
+                    })
+                    .collect(),
+            ),
+        }
+    }
+    let mut r = Rng(0x1234_5678_9abc_def1);
+    for _ in 0..3000 {
+        let schema = gen(&mut r, 0);
+        let args = gen(&mut r, 0);
+        let _ = validate_arguments(&schema, args, r.n(2) == 0);
+    }
 }

@@ -11,7 +11,7 @@
 use super::jsnum::{num_to_string, str_to_number};
 use super::pattern::{self, Regex};
 use super::validate::{strict_eq, Cx, Engine, Path};
-use super::{overflow, SchemaError};
+use super::{one_of, overflow, SchemaError};
 use crate::json::{Map, Value};
 
 type Res<T> = Result<T, SchemaError>;
@@ -104,15 +104,14 @@ fn from_type(s: &Value, v: Value, defs: Option<&Map>, depth: u32) -> Res<Value> 
     Ok(match kind(s) {
         Some("Array") => {
             let items = s.get("items").unwrap_or(&NONE);
-            let list = match v {
+            let mut list = match v {
                 Value::Array(a) => a,
                 other => vec![other],
             };
-            Value::Array(
-                list.into_iter()
-                    .map(|e| from_type(items, e, defs, d))
-                    .collect::<Res<_>>()?,
-            )
+            for x in list.iter_mut() {
+                *x = from_type(items, take(x), defs, d)?;
+            }
+            Value::Array(list)
         }
         Some("Boolean") => try_boolean(&v).unwrap_or(v),
         Some("Cyclic") => {
@@ -223,10 +222,10 @@ fn from_type(s: &Value, v: Value, defs: Option<&Map>, depth: u32) -> Res<Value> 
                     v
                 } else {
                     let mut found = None;
-                    let cands = members
-                        .iter()
-                        .map(|m| from_type(m, v.clone(), defs, d))
-                        .collect::<Res<Vec<_>>>()?;
+                    let mut cands = Vec::new();
+                    for m in members {
+                        cands.push(from_type(m, v.clone(), defs, d)?);
+                    }
                     for c in cands {
                         if check(s, &c, defs)? {
                             found = Some(c);
@@ -293,25 +292,24 @@ impl Matcher {
 }
 
 fn matchers<'s>(entries: &[(&str, &'s Value)]) -> Res<Vec<(Matcher, &'s Value)>> {
-    entries
-        .iter()
-        .map(|(k, s)| {
-            let m = if k.chars().any(|c| "\\^$.|?*+()[]{}".contains(c)) {
-                let src = format!("^{k}$");
-                match pattern::compile(&src, false, false) {
-                    Ok(r) => Matcher::Re(r),
-                    Err(e) => {
-                        return Err(SchemaError::Compile(pattern::error_message(
-                            &src, false, &e,
-                        )))
-                    }
+    let mut out = Vec::new();
+    for (k, s) in entries {
+        let m = if k.chars().any(|c| one_of("\\^$.|?*+()[]{}", c)) {
+            let src = format!("^{k}$");
+            match pattern::compile(&src, false, false) {
+                Ok(r) => Matcher::Re(r),
+                Err(e) => {
+                    return Err(SchemaError::Compile(pattern::error_message(
+                        &src, false, &e,
+                    )))
                 }
-            } else {
-                Matcher::Exact(k.to_string())
-            };
-            Ok((m, *s))
-        })
-        .collect()
+            }
+        } else {
+            Matcher::Exact(k.to_string())
+        };
+        out.push((m, *s));
+    }
+    Ok(out)
 }
 
 /// `FromLiteral` for a value not already equal to `c`: the converted value if
@@ -341,7 +339,7 @@ fn try_boolean(v: &Value) -> Option<Value> {
 fn try_number(v: &Value) -> Option<f64> {
     match v {
         Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-        Value::Number(n) => Some(*n),
+        Value::Number(n) if n.is_finite() => Some(*n),
         Value::Null => Some(0.0),
         Value::String(s) => {
             let n = str_to_number(s);
@@ -381,7 +379,7 @@ fn bigint_literal(s: &str) -> Option<f64> {
 fn try_string(v: &Value) -> Option<Value> {
     Some(Value::String(match v {
         Value::Bool(b) => b.to_string(),
-        Value::Number(n) => num_to_string(*n),
+        Value::Number(n) if n.is_finite() => num_to_string(*n),
         Value::Null => "null".into(),
         Value::String(s) => s.clone(),
         _ => return None,

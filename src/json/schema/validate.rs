@@ -8,7 +8,8 @@
 //! tracked per context for `unevaluated*`, including TypeBox's habit of not
 //! popping a frame when a sub-schema fails.
 
-use super::{format, jsnum::num_to_string, pattern};
+use super::jsnum::{js_rem, num_to_string};
+use super::{format, one_of, pattern};
 use crate::json::{Map, Value};
 use std::cell::Cell;
 
@@ -58,6 +59,45 @@ fn line(p: &Path, required: Option<&str>, msg: &str) -> String {
     format!("  - {path}: {msg}")
 }
 
+/// An error message, rendered (en_US) only when errors are collected.
+enum Msg<'a> {
+    Text(&'static str),
+    Type(&'a Value),
+    Required(&'a [&'a str]),
+    /// "fewer"/"more", limit, unit.
+    Limit(&'static str, f64, &'static str),
+    Cmp(&'static str, f64),
+    MultipleOf(f64),
+    Format(&'a str),
+    Pattern(&'a str),
+    Deps(&'a str, &'a [&'a str]),
+    Names(&'a [&'a str]),
+}
+
+fn render(m: &Msg) -> String {
+    match m {
+        Msg::Text(t) => (*t).into(),
+        Msg::Type(Value::Array(l)) => {
+            let names: Vec<&str> = l.iter().filter_map(Value::as_str).collect();
+            format!("must be either {}", names.join(" or "))
+        }
+        Msg::Type(t) => format!("must be {}", t.as_str().unwrap_or_default()),
+        Msg::Required(l) => format!("must have required properties {}", l.join(", ")),
+        Msg::Limit(w, n, u) => format!("must not have {w} than {} {u}", num_to_string(*n)),
+        Msg::Cmp(op, n) => format!("must be {op} {}", num_to_string(*n)),
+        Msg::MultipleOf(n) => format!("must be multiple of {}", num_to_string(*n)),
+        Msg::Format(f) => format!("must match format \"{f}\""),
+        Msg::Pattern(p) => format!("must match pattern \"{p}\""),
+        Msg::Deps(k, l) => format!(
+            "must have properties {} when property {k} is present",
+            l.join(", ")
+        ),
+        Msg::Names(l) => format!("property names {} are invalid", l.join(", ")),
+    }
+}
+
+const CONTAINS: Msg<'static> = Msg::Text("must contain at least 1 valid item");
+
 #[derive(Default)]
 struct Frame {
     idx: Vec<usize>,
@@ -66,6 +106,7 @@ struct Frame {
 
 /// A `CheckContext` (no error list) or an `ErrorContext`.
 pub(crate) struct Cx {
+    base: Frame,
     frames: Vec<Frame>,
     errs: Option<Vec<String>>,
     /// The compiled validator's `additionalProperties: false` shortcut applies.
@@ -75,7 +116,8 @@ pub(crate) struct Cx {
 impl Cx {
     pub(crate) fn new(collect: bool, fast: bool) -> Cx {
         Cx {
-            frames: vec![Frame::default()],
+            base: Frame::default(),
+            frames: Vec::new(),
             errs: if collect { Some(Vec::new()) } else { None },
             fast,
         }
@@ -90,10 +132,10 @@ impl Cx {
         self.errs.as_ref().is_some_and(|e| e.len() >= MAX_ERRORS)
     }
     /// `AddError`: records a message (built lazily) and returns false.
-    fn fail(&mut self, p: &Path, req: Option<&str>, msg: &dyn Fn() -> String) -> bool {
+    fn fail(&mut self, p: &Path, req: Option<&str>, msg: Msg) -> bool {
         if let Some(e) = &mut self.errs {
             if e.len() < MAX_ERRORS {
-                e.push(line(p, req, &msg()));
+                e.push(line(p, req, &render(&msg)));
             }
         }
         false
@@ -111,11 +153,10 @@ impl Cx {
         self.errs.unwrap_or_default()
     }
     fn top(&mut self) -> &mut Frame {
-        if self.frames.is_empty() {
-            self.frames.push(Frame::default());
+        match self.frames.last_mut() {
+            Some(f) => f,
+            None => &mut self.base,
         }
-        let n = self.frames.len() - 1;
-        &mut self.frames[n]
     }
     fn add_key(&mut self, k: &str) -> bool {
         let t = self.top();
@@ -147,10 +188,11 @@ pub(crate) fn is_schema(v: &Value) -> bool {
 }
 
 fn strings(v: Option<&Value>) -> Option<Vec<&str>> {
-    match v {
-        Some(Value::Array(a)) => a.iter().map(Value::as_str).collect(),
-        _ => None,
+    let mut out = Vec::new();
+    for x in v?.as_array()? {
+        out.push(x.as_str()?);
     }
+    Some(out)
 }
 
 fn schemas(v: Option<&Value>) -> Option<&Vec<Value>> {
@@ -241,62 +283,71 @@ fn eq_option(v: &Value, opt: &Value) -> bool {
     }
 }
 
-/// The byte stream TypeBox's FNV-1a `Hash` consumes; equal streams, equal hashes.
-fn hash_bytes(v: &Value, out: &mut Vec<u8>, depth: u32) {
+/// TypeBox's `Hash` (FNV-1a 64 over type markers and bytes), used by `uniqueItems`.
+fn hash(v: &Value, h: &mut u64, depth: u32) {
+    let mut eat = |bytes: &[u8]| {
+        for b in bytes {
+            *h = (*h ^ *b as u64).wrapping_mul(1_099_511_628_211);
+        }
+    };
     if depth > MAX_DEPTH {
         return;
     }
     match v {
         Value::Array(a) => {
-            out.push(0);
+            eat(&[0]);
             for x in a {
-                hash_bytes(x, out, depth + 1);
+                hash(x, h, depth + 1);
             }
         }
-        Value::Bool(b) => out.extend([2, *b as u8]),
-        Value::Null => out.push(6),
+        Value::Bool(b) => eat(&[2, *b as u8]),
+        Value::Null => eat(&[6]),
         Value::Number(n) => {
-            out.push(7);
-            out.extend(n.to_le_bytes());
+            eat(&[7]);
+            eat(&n.to_le_bytes());
         }
         Value::Object(o) => {
-            out.push(8);
-            let mut keys: Vec<&String> = o.keys().collect();
-            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+            eat(&[8]);
+            // Keys in JS sort order (UTF-16 code units), by insertion sort.
+            let mut keys: Vec<&String> = Vec::new();
+            for k in o.keys() {
+                let at = keys
+                    .iter()
+                    .position(|x| x.encode_utf16().cmp(k.encode_utf16()).is_gt())
+                    .unwrap_or(keys.len());
+                keys.insert(at, k);
+            }
             for k in keys {
-                out.push(10);
-                out.extend(k.as_bytes());
+                hash(&Value::String(k.clone()), h, depth + 1);
                 if let Some(x) = o.get(k) {
-                    hash_bytes(x, out, depth + 1);
+                    hash(x, h, depth + 1);
                 }
             }
         }
         Value::String(s) => {
-            out.push(10);
-            out.extend(s.as_bytes());
+            eat(&[10]);
+            eat(s.as_bytes());
         }
     }
 }
 
 fn has_duplicates(a: &[Value]) -> bool {
-    let mut hashes: Vec<Vec<u8>> = a
-        .iter()
-        .map(|v| {
-            let mut b = Vec::new();
-            hash_bytes(v, &mut b, 0);
-            b
-        })
-        .collect();
-    hashes.sort();
-    hashes.windows(2).any(|w| w[0] == w[1])
+    let mut seen: Vec<u64> = Vec::with_capacity(a.len());
+    a.iter().any(|v| {
+        let mut h = 14_695_981_039_346_656_037;
+        hash(v, &mut h, 0);
+        let dup = seen.contains(&h);
+        seen.push(h);
+        dup
+    })
 }
 
 /// `Guard.IsMultipleOf`.
 fn is_multiple_of(n: f64, d: f64) -> bool {
-    if n.fract() == 0.0 && (1.0 / d) % 1.0 == 0.0 {
+    if n.fract() == 0.0 && js_rem(1.0 / d, 1.0) == 0.0 {
         return true;
     }
-    let m = n % d;
+    let m = js_rem(n, d);
     let c = [m.abs(), (m - d).abs(), (m + d).abs()];
     !c.iter().any(|x| x.is_nan()) && c.iter().any(|x| *x < 1e-10)
 }
@@ -429,7 +480,7 @@ fn properties_pattern(m: &Map) -> String {
         for k in props.keys() {
             let mut e = String::from("^");
             for c in k.chars() {
-                if ".*+?^${}()|[]\\".contains(c) {
+                if one_of(".*+?^${}()|[]\\", c) {
                     e.push('\\');
                 }
                 e.push(c);
@@ -446,21 +497,36 @@ fn properties_pattern(m: &Map) -> String {
 }
 
 fn decode_pointer_token(t: &str) -> String {
-    t.replace("~1", "/").replace("~0", "~")
+    let mut out = String::new();
+    let mut it = t.chars().peekable();
+    while let Some(c) = it.next() {
+        match (c, it.peek()) {
+            ('~', Some('1')) => {
+                it.next();
+                out.push('/');
+            }
+            ('~', Some('0')) => {
+                it.next();
+                out.push('~');
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
-    while i < b.len() {
+    while let Some(&c) = b.get(i) {
         let hex = |j: usize| b.get(j).and_then(|c| (*c as char).to_digit(16));
-        match (b[i], hex(i + 1), hex(i + 2)) {
+        match (c, hex(i + 1), hex(i + 2)) {
             (b'%', Some(h), Some(l)) => {
                 out.push((h * 16 + l) as u8);
                 i += 3;
             }
-            (c, _, _) => {
+            _ => {
                 out.push(c);
                 i += 1;
             }
@@ -571,7 +637,7 @@ impl<'a> Engine<'a> {
             return false;
         }
         let m = match s {
-            Value::Bool(b) => return *b || cx.fail(p, None, &|| "schema is false".into()),
+            Value::Bool(b) => return *b || cx.fail(p, None, Msg::Text("schema is false")),
             Value::Object(m) => m,
             _ => return true,
         };
@@ -660,17 +726,11 @@ impl<'a> Engine<'a> {
                 }
                 if let Some(n) = num_kw(m, "minProperties") {
                     kw!(o.len() as f64 >= n
-                        || cx.fail(p, None, &|| format!(
-                            "must not have fewer than {} properties",
-                            num_to_string(n)
-                        )));
+                        || cx.fail(p, None, Msg::Limit("fewer", n, "properties")));
                 }
                 if let Some(n) = num_kw(m, "maxProperties") {
                     kw!(o.len() as f64 <= n
-                        || cx.fail(p, None, &|| format!(
-                            "must not have more than {} properties",
-                            num_to_string(n)
-                        )));
+                        || cx.fail(p, None, Msg::Limit("more", n, "properties")));
                 }
             }
             Value::Array(a) => {
@@ -695,8 +755,7 @@ impl<'a> Engine<'a> {
                                 any = true;
                             }
                         }
-                        kw!(any
-                            || cx.fail(p, None, &|| "must contain at least 1 valid item".into()));
+                        kw!(any || cx.fail(p, None, CONTAINS));
                     }
                 }
                 if let Some(it) = items(m) {
@@ -730,15 +789,10 @@ impl<'a> Engine<'a> {
                 }
                 if let (Some(c), Some(max)) = (contains, num_kw(m, "maxContains")) {
                     let n = a.iter().filter(|x| self.check_in(cx, c, x)).count();
-                    kw!(n as f64 <= max
-                        || cx.fail(p, None, &|| "must contain at least 1 valid item".into()));
+                    kw!(n as f64 <= max || cx.fail(p, None, CONTAINS));
                 }
                 if let Some(n) = num_kw(m, "maxItems") {
-                    kw!(a.len() as f64 <= n
-                        || cx.fail(p, None, &|| format!(
-                            "must not have more than {} items",
-                            num_to_string(n)
-                        )));
+                    kw!(a.len() as f64 <= n || cx.fail(p, None, Msg::Limit("more", n, "items")));
                 }
                 if let (Some(c), Some(min)) = (contains, num_kw(m, "minContains")) {
                     let mut n = 0;
@@ -747,15 +801,10 @@ impl<'a> Engine<'a> {
                             n += 1;
                         }
                     }
-                    kw!(n as f64 >= min
-                        || cx.fail(p, None, &|| "must contain at least 1 valid item".into()));
+                    kw!(n as f64 >= min || cx.fail(p, None, CONTAINS));
                 }
                 if let Some(n) = num_kw(m, "minItems") {
-                    kw!(a.len() as f64 >= n
-                        || cx.fail(p, None, &|| format!(
-                            "must not have fewer than {} items",
-                            num_to_string(n)
-                        )));
+                    kw!(a.len() as f64 >= n || cx.fail(p, None, Msg::Limit("fewer", n, "items")));
                 }
                 if let Some(list) = schemas(m.get("prefixItems")) {
                     let mut r = true;
@@ -775,54 +824,47 @@ impl<'a> Engine<'a> {
                 }
                 if m.get("uniqueItems") == Some(&TRUE) {
                     kw!(!has_duplicates(a)
-                        || cx.fail(p, None, &|| "must not have duplicate items".into()));
+                        || cx.fail(p, None, Msg::Text("must not have duplicate items")));
                 }
             }
             Value::String(s) => {
                 if let Some(n) = num_kw(m, "maxLength") {
                     kw!(graphemes::at_most(s, n)
-                        || cx.fail(p, None, &|| format!(
-                            "must not have more than {} characters",
-                            num_to_string(n)
-                        )));
+                        || cx.fail(p, None, Msg::Limit("more", n, "characters")));
                 }
                 if let Some(n) = num_kw(m, "minLength") {
                     kw!(graphemes::at_least(s, n)
-                        || cx.fail(p, None, &|| format!(
-                            "must not have fewer than {} characters",
-                            num_to_string(n)
-                        )));
+                        || cx.fail(p, None, Msg::Limit("fewer", n, "characters")));
                 }
                 if let Some(f) = m.get("format").and_then(Value::as_str) {
-                    kw!(format::test(f, s)
-                        || cx.fail(p, None, &|| format!("must match format \"{f}\"")));
+                    kw!(format::test(f, s) || cx.fail(p, None, Msg::Format(f)));
                 }
                 if let Some(pat) = m.get("pattern").and_then(Value::as_str) {
                     let hit = pattern::compile(pat, true, false).is_ok_and(|r| r.test(s));
-                    kw!(hit || cx.fail(p, None, &|| format!("must match pattern \"{pat}\"")));
+                    kw!(hit || cx.fail(p, None, Msg::Pattern(pat)));
                 }
             }
-            Value::Number(n) => {
+            // `G.IsNumber`: NaN and infinities skip the numeric keywords.
+            Value::Number(n) if n.is_finite() => {
                 let n = *n;
-                let cmp: [(&str, &str, fn(f64, f64) -> bool); 4] = [
-                    ("exclusiveMaximum", "<", |a, b| a < b),
-                    ("exclusiveMinimum", ">", |a, b| a > b),
-                    ("maximum", "<=", |a, b| a <= b),
-                    ("minimum", ">=", |a, b| a >= b),
-                ];
-                for (k, op, f) in cmp {
+                for (k, op) in [
+                    ("exclusiveMaximum", "<"),
+                    ("exclusiveMinimum", ">"),
+                    ("maximum", "<="),
+                    ("minimum", ">="),
+                ] {
                     if let Some(lim) = num_kw(m, k) {
-                        kw!(f(n, lim)
-                            || cx
-                                .fail(p, None, &|| format!("must be {op} {}", num_to_string(lim))));
+                        let hit = match op {
+                            "<" => n < lim,
+                            ">" => n > lim,
+                            "<=" => n <= lim,
+                            _ => n >= lim,
+                        };
+                        kw!(hit || cx.fail(p, None, Msg::Cmp(op, lim)));
                     }
                 }
                 if let Some(d) = num_kw(m, "multipleOf") {
-                    kw!(is_multiple_of(n, d)
-                        || cx.fail(p, None, &|| format!(
-                            "must be multiple of {}",
-                            num_to_string(d)
-                        )));
+                    kw!(is_multiple_of(n, d) || cx.fail(p, None, Msg::MultipleOf(d)));
                 }
             }
             _ => {}
@@ -833,12 +875,15 @@ impl<'a> Engine<'a> {
             }
         }
         if let Some(c) = m.get("const") {
-            kw!(eq_option(v, c) || cx.fail(p, None, &|| "must be equal to constant".into()));
+            kw!(eq_option(v, c) || cx.fail(p, None, Msg::Text("must be equal to constant")));
         }
         if let Some(Value::Array(opts)) = m.get("enum") {
             kw!(opts.iter().any(|o| eq_option(v, o))
-                || cx.fail(p, None, &|| "must be equal to one of the allowed values"
-                    .into()));
+                || cx.fail(
+                    p,
+                    None,
+                    Msg::Text("must be equal to one of the allowed values")
+                ));
         }
         if let Some(i) = schema_kw(m, "if") {
             kw!(self.k_if(cx, p, m, i, v));
@@ -849,7 +894,7 @@ impl<'a> Engine<'a> {
             if r {
                 cx.merge(sub);
             }
-            kw!(r || cx.fail(p, None, &|| "must not be valid".into()));
+            kw!(r || cx.fail(p, None, Msg::Text("must not be valid")));
         }
         for (key, mode) in [("allOf", 0), ("anyOf", 1), ("oneOf", 2)] {
             if let Some(list) = schemas(m.get(key)) {
@@ -900,14 +945,7 @@ impl<'a> Engine<'a> {
             Value::Array(l) => l.iter().any(|n| n.as_str().is_some_and(is)),
             _ => true,
         };
-        ok || cx.fail(p, None, &|| match t {
-            Value::String(n) => format!("must be {n}"),
-            Value::Array(l) => {
-                let names: Vec<&str> = l.iter().filter_map(Value::as_str).collect();
-                format!("must be either {}", names.join(" or "))
-            }
-            _ => String::new(),
-        })
+        ok || cx.fail(p, None, Msg::Type(t))
     }
 
     fn k_required(&self, cx: &mut Cx, p: &Path, req: &[&str], o: &Map) -> bool {
@@ -920,10 +958,7 @@ impl<'a> Engine<'a> {
                 .into_iter()
                 .collect()
         };
-        missing.is_empty()
-            || cx.fail(p, missing.first().copied(), &|| {
-                format!("must have required properties {}", missing.join(", "))
-            })
+        missing.is_empty() || cx.fail(p, missing.first().copied(), Msg::Required(&missing))
     }
 
     fn k_additional(&self, cx: &mut Cx, p: &Path, m: &Map, ap: &Value, o: &Map) -> bool {
@@ -952,7 +987,7 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-        ok || cx.fail(p, None, &|| "must not have additional properties".into())
+        ok || cx.fail(p, None, Msg::Text("must not have additional properties"))
     }
 
     fn k_dependencies(&self, cx: &mut Cx, p: &Path, deps: &Map, v: &Value, o: &Map) -> bool {
@@ -967,12 +1002,7 @@ impl<'a> Engine<'a> {
             match strings(Some(d)) {
                 Some(list) => {
                     if list.iter().any(|x| !o.contains_key(x)) {
-                        ok = cx.fail(p, None, &|| {
-                            format!(
-                                "must have properties {} when property {k} is present",
-                                list.join(", ")
-                            )
-                        });
+                        ok = cx.fail(p, None, Msg::Deps(k, &list));
                     }
                 }
                 _ => {
@@ -997,12 +1027,7 @@ impl<'a> Engine<'a> {
             let list = strings(Some(d)).unwrap_or_default();
             for x in &list {
                 if (ok || cx.all()) && !o.contains_key(x) {
-                    ok = cx.fail(p, None, &|| {
-                        format!(
-                            "must have properties {} when property {k} is present",
-                            list.join(", ")
-                        )
-                    });
+                    ok = cx.fail(p, None, Msg::Deps(k, &list));
                 }
             }
         }
@@ -1034,10 +1059,7 @@ impl<'a> Engine<'a> {
                 bad.push(k);
             }
         }
-        bad.is_empty()
-            || cx.fail(p, None, &|| {
-                format!("property names {} are invalid", bad.join(", "))
-            })
+        bad.is_empty() || cx.fail(p, None, Msg::Names(&bad))
     }
 
     fn k_ref(&self, cx: &mut Cx, p: &Path, r: &str, v: &Value) -> bool {
@@ -1066,10 +1088,10 @@ impl<'a> Engine<'a> {
         let mut tc = cx.sub();
         let ok = if self.schema(&mut tc, p, i, v) {
             self.schema(&mut tc, p, then_s, v)
-                || cx.fail(p, None, &|| "must match \"then\" schema".into())
+                || cx.fail(p, None, Msg::Text("must match \"then\" schema"))
         } else {
             self.schema(cx, p, else_s, v)
-                || cx.fail(p, None, &|| "must match \"else\" schema".into())
+                || cx.fail(p, None, Msg::Text("must match \"else\" schema"))
         };
         if ok {
             cx.merge(tc);
@@ -1110,8 +1132,8 @@ impl<'a> Engine<'a> {
         }
         match mode {
             0 => false,
-            1 => cx.fail(p, None, &|| "must match a schema in anyOf".into()),
-            _ => cx.fail(p, None, &|| "must match exactly one schema in oneOf".into()),
+            1 => cx.fail(p, None, Msg::Text("must match a schema in anyOf")),
+            _ => cx.fail(p, None, Msg::Text("must match exactly one schema in oneOf")),
         }
     }
 
@@ -1152,13 +1174,15 @@ impl<'a> Engine<'a> {
                 ok = false;
             }
         }
-        ok || cx.fail(p, None, &|| {
-            if items {
-                "must not have unevaluated items".into()
+        ok || cx.fail(
+            p,
+            None,
+            Msg::Text(if items {
+                "must not have unevaluated items"
             } else {
-                "must not have unevaluated properties".into()
-            }
-        })
+                "must not have unevaluated properties"
+            }),
+        )
     }
 }
 
