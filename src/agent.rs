@@ -52,7 +52,7 @@ extern "C" {
         get_follow_up: &JsValue,
     ) -> JsValue;
     #[wasm_bindgen(js_name = contextSnapshot, catch)]
-    fn context_snapshot(state: &JsValue) -> Result<JsValue, JsValue>;
+    fn context_snapshot(state: &JsValue, share_messages: bool) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = lastRole, catch)]
     fn last_role(messages: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = allSystem, catch)]
@@ -83,6 +83,8 @@ pub struct Core {
     follow_up: RefCell<PendingQueue<JsValue>>,
     active: RefCell<Option<ActiveRun>>,
     skip_initial_steering: Cell<bool>,
+    /// The transcript's replayed tool set, carried from run to run.
+    replay: crate::agent_loop::declare::ReplayCache,
     /// JS functions the loop config carries; created once per agent.
     poll_steering: RefCell<Option<PollClosure>>,
     poll_follow_up: RefCell<Option<PollClosure>>,
@@ -309,6 +311,7 @@ impl Agent {
             follow_up: RefCell::new(PendingQueue::new(mode("followUpMode"))),
             active: RefCell::new(None),
             skip_initial_steering: Cell::new(false),
+            replay: Default::default(),
             poll_steering: RefCell::new(None),
             poll_follow_up: RefCell::new(None),
             next_turn: RefCell::new(None),
@@ -595,8 +598,14 @@ fn run_with_lifecycle(core: Rc<Core>, kind: RunKind) -> Promise {
     });
     start_run_state(&core.state);
     let signal: JsValue = controller.signal().into();
+    // The context and config are taken now, as the reference does inside
+    // `prompt()`, not when the run's first step is polled.
+    let prepared = prepare_run(&core, kind);
     wasm_bindgen_futures::future_to_promise(async move {
-        let outcome = execute(&core, kind, signal.clone()).await;
+        let outcome = match prepared {
+            Ok(p) => execute(&core, p, signal.clone()).await,
+            Err(e) => Err(e),
+        };
         let result = match outcome {
             Ok(()) => Ok(()),
             Err(error) => {
@@ -608,20 +617,47 @@ fn run_with_lifecycle(core: Rc<Core>, kind: RunKind) -> Promise {
     })
 }
 
-async fn execute(core: &Rc<Core>, kind: RunKind, signal: JsValue) -> Result<(), JsValue> {
-    let context = context_snapshot(&core.state)?;
-    let config = loop_config(core);
-    let stream_fn = core.field("streamFunction");
+struct PreparedRun {
+    kind: RunKind,
+    context: JsValue,
+    config: JsValue,
+    stream_fn: JsValue,
+}
+
+fn prepare_run(core: &Rc<Core>, kind: RunKind) -> Result<PreparedRun, JsValue> {
+    // A prompt run copies the transcript itself (the loop appends the prompts to
+    // a new array); a continuation shares its context's array, so it gets a copy.
+    let shared = matches!(kind, RunKind::Prompt(..));
+    let context = context_snapshot(&core.state, shared)?;
+    Ok(PreparedRun {
+        kind,
+        context,
+        config: loop_config(core),
+        stream_fn: core.field("streamFunction"),
+    })
+}
+
+async fn execute(core: &Rc<Core>, run: PreparedRun, signal: JsValue) -> Result<(), JsValue> {
     let sink = Sink::Agent(core.clone());
+    let replay = core.replay.clone();
+    let PreparedRun {
+        kind,
+        context,
+        config,
+        stream_fn,
+    } = run;
     match kind {
         RunKind::Prompt(messages, skip) => {
             core.skip_initial_steering.set(skip);
-            agent_loop::run_agent_loop(messages, context, config, sink, signal, stream_fn).await?;
+            agent_loop::run_agent_loop(messages, context, config, sink, signal, stream_fn, replay)
+                .await?;
         }
         RunKind::Continue => {
             core.skip_initial_steering.set(false);
-            agent_loop::run_agent_loop_continue(context, config, sink, signal, stream_fn, false)
-                .await?;
+            agent_loop::run_agent_loop_continue(
+                context, config, sink, signal, stream_fn, false, replay,
+            )
+            .await?;
         }
     }
     Ok(())

@@ -48,6 +48,7 @@ pub fn agent_loop(
         sink,
         signal.clone(),
         stream_fn,
+        Default::default(),
     );
     drive_stream(stream.clone(), config, signal, run);
     stream
@@ -74,6 +75,7 @@ pub fn agent_loop_continue(
         signal.clone(),
         stream_fn,
         false,
+        Default::default(),
     );
     drive_stream(stream.clone(), config, signal, run);
     Ok(stream)
@@ -101,9 +103,17 @@ pub fn run_agent_loop(
 ) -> Promise {
     future_to_promise(async move {
         let sink = emit_sink(emit)?;
-        agent_loop::run_agent_loop(prompts, context, config, sink, signal, stream_fn)
-            .await
-            .map(JsValue::from)
+        agent_loop::run_agent_loop(
+            prompts,
+            context,
+            config,
+            sink,
+            signal,
+            stream_fn,
+            Default::default(),
+        )
+        .await
+        .map(JsValue::from)
     })
 }
 
@@ -120,9 +130,17 @@ pub fn run_agent_loop_continue(
 ) -> Promise {
     future_to_promise(async move {
         let sink = emit_sink(emit)?;
-        agent_loop::run_agent_loop_continue(context, config, sink, signal, stream_fn, false)
-            .await
-            .map(JsValue::from)
+        agent_loop::run_agent_loop_continue(
+            context,
+            config,
+            sink,
+            signal,
+            stream_fn,
+            false,
+            Default::default(),
+        )
+        .await
+        .map(JsValue::from)
     })
 }
 

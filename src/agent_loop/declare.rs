@@ -3,6 +3,7 @@
 //! inserting one before the first non-system pending message.
 
 use js_sys::Array;
+use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 use crate::js::glue;
@@ -46,6 +47,88 @@ fn replay(set: &mut ToolSet<JsValue>, messages: &Array) -> Result<(), JsValue> {
     Ok(())
 }
 
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = systemMessagesFrom)]
+    fn system_messages_from(messages: &Array, from: u32) -> Array;
+}
+
+/// The tool set a transcript declares, remembered with what it was replayed
+/// from, so the next request replays only the messages added since. The cache
+/// is trusted only while the transcript still holds the same object at the
+/// last replayed position and every replayed system message at its index:
+/// edits of ordinary messages cannot change tools; anything else invalidates it.
+#[derive(Default)]
+pub struct ToolReplay {
+    len: u32,
+    last: JsValue,
+    systems: Vec<(u32, JsValue)>,
+    set: ToolSet<JsValue>,
+}
+
+/// Shared between the requests of a run, and between the runs of an `Agent`.
+pub type ReplayCache = std::rc::Rc<RefCell<ToolReplay>>;
+
+impl ToolReplay {
+    fn still_valid(&self, messages: &Array) -> bool {
+        let len = messages.length();
+        if len < self.len {
+            return false;
+        }
+        if self.len > 0 && messages.get(self.len - 1) != self.last {
+            return false;
+        }
+        self.systems.iter().all(|(i, m)| messages.get(*i) == *m)
+    }
+
+    /// Brings the cache up to date with `messages` and returns the tool set.
+    fn update(&mut self, messages: &Array) -> Result<&ToolSet<JsValue>, JsValue> {
+        if !self.still_valid(messages) {
+            *self = ToolReplay::default();
+        }
+        let found = system_messages_from(messages, self.len);
+        let mut i = 0;
+        while i + 1 < found.length() {
+            let index = found.get(i).as_f64().unwrap_or(0.0) as u32;
+            let message = found.get(i + 1);
+            apply(&mut self.set, &message)?;
+            self.systems.push((index, message));
+            i += 2;
+        }
+        self.len = messages.length();
+        self.last = if self.len > 0 {
+            messages.get(self.len - 1)
+        } else {
+            JsValue::UNDEFINED
+        };
+        Ok(&self.set)
+    }
+}
+
+/// Applies one system message's `toolsRemoved`, then `toolsAdded`.
+fn apply(set: &mut ToolSet<JsValue>, message: &JsValue) -> Result<(), JsValue> {
+    let removed = view(message).tools_removed();
+    if view::is_object(&removed) {
+        for tool in glue::to_array(&removed)?.iter() {
+            set.remove(
+                &view::get(&tool, |t| t.name())
+                    .as_string()
+                    .unwrap_or_default(),
+            );
+        }
+    }
+    let added = view(message).tools_added();
+    if view::is_object(&added) {
+        for tool in glue::to_array(&added)?.iter() {
+            let name = view::get(&tool, |t| t.name())
+                .as_string()
+                .unwrap_or_default();
+            set.set(name, tool);
+        }
+    }
+    Ok(())
+}
+
 /// `[declaration, json]` pairs for a list of tools.
 fn declarations(
     tools: impl Iterator<Item = JsValue>,
@@ -65,7 +148,11 @@ fn declarations(
     Ok(out)
 }
 
-pub fn declare_tool_changes(context: &JsValue, pending: &Array) -> Result<Array, JsValue> {
+pub fn declare_tool_changes(
+    context: &JsValue,
+    pending: &Array,
+    cache: &ReplayCache,
+) -> Result<Array, JsValue> {
     let len = pending.length();
     let system_index = (0..len).rev().find(|&i| is_system(&pending.get(i)));
     let pending_system = system_index.map(|i| pending.get(i));
@@ -79,8 +166,10 @@ pub fn declare_tool_changes(context: &JsValue, pending: &Array) -> Result<Array,
         _ => pending.clone(),
     };
 
-    let mut set = ToolSet::new();
-    replay(&mut set, &super::messages_of(context)?)?;
+    let mut set = cache
+        .borrow_mut()
+        .update(&super::messages_of(context)?)?
+        .clone();
     replay(&mut set, &baseline)?;
     let previous = declarations(set.iter().map(|(_, d)| d.clone()))?;
     let tools = view::get(context, |c| c.tools());

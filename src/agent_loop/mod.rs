@@ -5,7 +5,7 @@
 //! Everything the loop reads or passes on stays a JS value; Rust decides what
 //! happens next and when.
 
-mod declare;
+pub mod declare;
 mod join;
 mod request;
 mod run;
@@ -167,6 +167,8 @@ pub struct Run {
     /// `currentContext`; replaced by `prepareNextTurn`/`prepareRequest`.
     pub context: RefCell<JsValue>,
     pub new_messages: Array,
+    /// The transcript's replayed tool set, kept up to date incrementally.
+    pub replay: declare::ReplayCache,
 }
 
 impl Run {
@@ -176,6 +178,7 @@ impl Run {
         config: JsValue,
         context: JsValue,
         new_messages: Array,
+        replay: declare::ReplayCache,
     ) -> Result<Run, JsValue> {
         let hooks = Hooks::read(&config)?;
         Ok(Run {
@@ -185,6 +188,7 @@ impl Run {
             config: RefCell::new(config),
             context: RefCell::new(context),
             new_messages,
+            replay,
         })
     }
 
@@ -261,6 +265,7 @@ pub async fn run_agent_loop(
     sink: Sink,
     signal: JsValue,
     stream_fn: JsValue,
+    replay: declare::ReplayCache,
 ) -> Result<Array, JsValue> {
     let prompts = if Array::is_array(&prompts) {
         prompts.unchecked_into::<Array>()
@@ -268,10 +273,10 @@ pub async fn run_agent_loop(
         return Err(errors::type_error("prompts must be an array of messages"));
     };
     let base = messages_of(&context)?;
-    let initial = declare::declare_tool_changes(&context, &prompts)?;
+    let initial = declare::declare_tool_changes(&context, &prompts, &replay)?;
     let new_messages = Array::from(&initial);
     let current = glue::context_with(&context, &base.concat(&initial));
-    let run = Run::new(sink, signal, config, current, new_messages.clone())?;
+    let run = Run::new(sink, signal, config, current, new_messages.clone(), replay)?;
     run.emit(glue::ev_agent_start()).await?;
     run.emit(glue::ev_turn_start()).await?;
     for message in initial.iter() {
@@ -291,12 +296,13 @@ pub async fn run_agent_loop_continue(
     signal: JsValue,
     stream_fn: JsValue,
     skip_initial_steering: bool,
+    replay: declare::ReplayCache,
 ) -> Result<Array, JsValue> {
     check_continue(&context)?;
     let new_messages = Array::new();
     // A shallow copy that shares `messages` with the caller, as in the reference.
     let current = glue::shallow(&context);
-    let run = Run::new(sink, signal, config, current, new_messages.clone())?;
+    let run = Run::new(sink, signal, config, current, new_messages.clone(), replay)?;
     run.emit(glue::ev_agent_start()).await?;
     run.emit(glue::ev_turn_start()).await?;
     let stream_fn = resolve_stream_fn(stream_fn)?;

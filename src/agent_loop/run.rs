@@ -81,7 +81,7 @@ pub async fn run_loop(
             }
 
             let queued = prepared.concat(&pending);
-            let declared = declare::declare_tool_changes(&run.context(), &queued)?;
+            let declared = declare::declare_tool_changes(&run.context(), &queued, &run.replay)?;
             for message in declared.iter() {
                 run.emit(glue::ev_message_start(&message)).await?;
                 run.emit(glue::ev_message_end(&message)).await?;

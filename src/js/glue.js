@@ -616,7 +616,10 @@ export function agentLoopConfig(agent, state, reasoning, prepareNextTurn, getSte
   };
 }
 
-export const contextSnapshot = (state) => ({ messages: state.messages.slice(), tools: state.tools.slice() });
+export const contextSnapshot = (state, shareMessages) => ({
+  messages: shareMessages ? state.messages : state.messages.slice(),
+  tools: state.tools.slice(),
+});
 export const lastRole = (messages) => messages[messages.length - 1]?.role;
 export const allSystem = (messages) => messages.length === 0 || messages.every((m) => m.role === "system");
 export function toolCallOutcome(toolCall, result, isError, durationMs) {
@@ -626,4 +629,14 @@ export function toolCallOutcome(toolCall, result, isError, durationMs) {
 }
 export function reportPanic(message) {
   console.error(message);
+}
+
+/** `[index, message, index, message, …]` for the system messages of `messages[from..]`. */
+export function systemMessagesFrom(messages, from) {
+  const out = [];
+  for (let i = from; i < messages.length; i++) {
+    const m = messages[i];
+    if (m != null && m.role === "system") out.push(i, m);
+  }
+  return out;
 }
