@@ -7,7 +7,7 @@
 //   node scripts/build.mjs --dev      debug wasm, no wasm-opt (fast, for iterating)
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
@@ -24,7 +24,8 @@ function run(cmd, args, opts = {}) {
 
 const profile = dev ? "debug" : "release";
 run("cargo", ["build", "--lib", "--target", "wasm32-unknown-unknown", ...(dev ? [] : ["--release"])]);
-const built = join(root, "target/wasm32-unknown-unknown", profile, `${NAME}.wasm`);
+const targetDir = resolve(root, process.env.CARGO_TARGET_DIR || "target");
+const built = join(targetDir, "wasm32-unknown-unknown", profile, `${NAME}.wasm`);
 
 rmSync(pkg, { recursive: true, force: true });
 mkdirSync(pkg, { recursive: true });
