@@ -62,6 +62,10 @@ extern "C" {
     fn new_object() -> JsValue;
     #[wasm_bindgen(js_name = newArray)]
     fn new_array() -> Array;
+    #[wasm_bindgen(js_name = cloneArray)]
+    fn clone_array(array: &JsValue) -> Array;
+    #[wasm_bindgen(js_name = cloneObject)]
+    fn clone_object(object: &JsValue) -> JsValue;
 }
 
 #[wasm_bindgen]
@@ -310,6 +314,17 @@ struct Built {
     value: JsValue,
     /// For strings: how many bytes of the node's text `value` holds.
     text_len: usize,
+    /// For containers: the child ids `value` was built from, in order.
+    children: Vec<NodeId>,
+}
+
+/// How a container changed since it was last built.
+enum Patch {
+    /// Copy the previous JS container (a fast native copy) and set these
+    /// positions: the tail that changed or was appended.
+    Tail(Vec<(usize, NodeId)>),
+    /// Build it from scratch (first build, a removed member, a replaced id).
+    Full,
 }
 
 impl ArgsMirror {
@@ -326,6 +341,37 @@ impl ArgsMirror {
         }
     }
 
+    /// Compares a container's children with those it was last built from.
+    /// Only members the last push touched (`version == generation`) or appended
+    /// are rebuilt, so a wide container costs one native copy per delta, not one
+    /// boundary crossing per member.
+    fn patch(&self, id: NodeId, ids: &[NodeId]) -> Patch {
+        let Some(prev) = self.built.get(&id) else {
+            return Patch::Full;
+        };
+        if prev.children.len() > ids.len() {
+            return Patch::Full;
+        }
+        let generation = self.parser.generation();
+        let mut changed = Vec::new();
+        for (i, child) in ids.iter().enumerate() {
+            match prev.children.get(i) {
+                Some(old) if old != child => return Patch::Full,
+                Some(_) => {
+                    if self
+                        .parser
+                        .node(*child)
+                        .is_some_and(|n| n.version == generation)
+                    {
+                        changed.push((i, *child));
+                    }
+                }
+                None => changed.push((i, *child)),
+            }
+        }
+        Patch::Tail(changed)
+    }
+
     fn build(&mut self, id: NodeId, depth: u32) -> JsValue {
         let Some(node) = self.parser.node(id) else {
             return JsValue::UNDEFINED;
@@ -336,6 +382,7 @@ impl ArgsMirror {
             }
         }
         let version = node.version;
+        let mut children = Vec::new();
         let (value, text_len) = match &node.kind {
             NodeKind::Null => (JsValue::NULL, 0),
             NodeKind::Bool(b) => (JsValue::from_bool(*b), 0),
@@ -349,24 +396,68 @@ impl ArgsMirror {
                 (grown.unwrap_or_else(|| JsValue::from_str(text)), text.len())
             }
             NodeKind::Array(items) => {
-                let items = items.clone();
-                let array = new_array();
-                if depth < 512 {
-                    for item in items {
-                        array.push(&self.build(item, depth + 1));
+                children = items.clone();
+                let array = match self.patch(id, &children) {
+                    Patch::Tail(changed) => {
+                        let prev = self
+                            .built
+                            .get(&id)
+                            .map(|b| b.value.clone())
+                            .unwrap_or(JsValue::UNDEFINED);
+                        let array = clone_array(&prev);
+                        if depth < MAX_DEPTH {
+                            for (i, child) in changed {
+                                array.set(i as u32, self.build(child, depth + 1));
+                            }
+                        }
+                        array
                     }
-                }
+                    Patch::Full => {
+                        let array = new_array();
+                        if depth < MAX_DEPTH {
+                            for child in &children {
+                                array.push(&self.build(*child, depth + 1));
+                            }
+                        }
+                        array
+                    }
+                };
                 (array.into(), 0)
             }
             NodeKind::Object(members) => {
-                let members = members.clone();
-                let object = new_object();
-                if depth < 512 {
-                    for (key, item) in members {
-                        let v = self.build(item, depth + 1);
-                        glue::set_key(&object, &key, &v);
+                children = members.iter().map(|(_, v)| *v).collect();
+                let object = match self.patch(id, &children) {
+                    Patch::Tail(changed) => {
+                        let prev = self
+                            .built
+                            .get(&id)
+                            .map(|b| b.value.clone())
+                            .unwrap_or(JsValue::UNDEFINED);
+                        let keys: Vec<(String, NodeId)> = changed
+                            .iter()
+                            .filter_map(|(i, child)| Some((self.member_key(id, *i)?, *child)))
+                            .collect();
+                        let object = clone_object(&prev);
+                        if depth < MAX_DEPTH {
+                            for (key, child) in keys {
+                                let v = self.build(child, depth + 1);
+                                glue::set_key(&object, &key, &v);
+                            }
+                        }
+                        object
                     }
-                }
+                    Patch::Full => {
+                        let members = members.clone();
+                        let object = new_object();
+                        if depth < MAX_DEPTH {
+                            for (key, child) in members {
+                                let v = self.build(child, depth + 1);
+                                glue::set_key(&object, &key, &v);
+                            }
+                        }
+                        object
+                    }
+                };
                 (object, 0)
             }
         };
@@ -376,8 +467,19 @@ impl ArgsMirror {
                 version,
                 value: value.clone(),
                 text_len,
+                children,
             },
         );
         value
     }
+
+    fn member_key(&self, id: NodeId, index: usize) -> Option<String> {
+        match &self.parser.node(id)?.kind {
+            NodeKind::Object(members) => members.get(index).map(|(k, _)| k.clone()),
+            _ => None,
+        }
+    }
 }
+
+/// Nesting deeper than this is left empty rather than risk the stack.
+const MAX_DEPTH: u32 = 512;

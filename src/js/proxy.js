@@ -180,3 +180,6 @@ export function failPartial(partial, reason, message) {
 
 export const newObject = () => ({});
 export const newArray = () => [];
+export const cloneArray = (array) => array.slice();
+// Spread defines own data properties, so a `__proto__` member stays a member.
+export const cloneObject = (object) => ({ ...object });
