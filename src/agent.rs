@@ -38,6 +38,8 @@ extern "C" {
         event: &JsValue,
         signal: &JsValue,
     ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = agentDeliver)]
+    fn agent_deliver(state: &JsValue, listeners: &JsValue, signal: &JsValue) -> Function;
     #[wasm_bindgen(js_name = subscribe)]
     fn subscribe_listener(listeners: &JsValue, listener: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = promptMessages)]
@@ -105,6 +107,11 @@ impl Core {
     pub fn start_event(&self, event: &JsValue) -> Result<JsValue, JsValue> {
         let signal = self.signal();
         agent_process(&self.state, &self.listeners, event, &signal)
+    }
+
+    /// A JS function delivering an event as [`start_event`](Self::start_event) does.
+    pub fn deliver_fn(&self) -> Function {
+        agent_deliver(&self.state, &self.listeners, &self.signal())
     }
 
     /// The Agent's event sink: reduce, then await listeners in order.

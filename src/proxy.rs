@@ -42,10 +42,8 @@ extern "C" {
     fn js_string(value: &JsValue) -> String;
     #[wasm_bindgen(js_name = bodyReader, catch)]
     fn body_reader(response: &JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = parseJson, catch)]
-    fn parse_json(text: &str) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = applyProxyEvent, catch)]
-    fn apply_proxy_event(event: &JsValue, partial: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = proxyLine, catch)]
+    fn proxy_line(text: &str, partial: &JsValue, stream: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = toolcallBlock, catch)]
     fn toolcall_block(partial: &JsValue, index: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = toolcallDelta)]
@@ -230,27 +228,20 @@ fn process_line(
     stream: &EventStreamHandle,
     state: &mut ProxyState,
 ) -> Result<(), JsValue> {
-    let event = parse_json(data)?;
-    let kind = view::get(&event, |e| e.kind());
-    let out = if view::is_str(&kind, "toolcall_delta") {
-        toolcall_delta_event(&event, partial, state)?
-    } else {
-        let out = apply_proxy_event(&event, partial)?;
-        if view::is_str(&kind, "toolcall_start") || view::is_str(&kind, "toolcall_end") {
-            if let Some(i) = index_of(&event) {
-                state.args.remove(&i);
-            }
+    let r = proxy_line(data, partial, stream.as_ref())?;
+    if let Some(code) = r.as_f64() {
+        if code == 2.0 {
+            state.saw_terminal = true;
         }
-        out
-    };
-    if out.is_undefined() {
         return Ok(());
     }
-    let out_kind = view(&out).kind();
-    if view::is_str(&out_kind, "done") || view::is_str(&out_kind, "error") {
-        state.saw_terminal = true;
+    if view::is_str(&view(&r).kind(), "toolcall_delta") {
+        let out = toolcall_delta_event(&r, partial, state)?;
+        stream.push(&out);
+    } else if let Some(i) = index_of(&r) {
+        // toolcall_start or toolcall_end: the next arguments start afresh.
+        state.args.remove(&i);
     }
-    stream.push(&out);
     Ok(())
 }
 

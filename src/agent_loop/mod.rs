@@ -52,6 +52,8 @@ pub enum Sink {
 
 #[wasm_bindgen(module = "/src/js/glue.js")]
 extern "C" {
+    #[wasm_bindgen(js_name = streamDeliver)]
+    fn stream_deliver(stream: &JsValue) -> Function;
     #[wasm_bindgen(js_name = EventStream)]
     pub type EventStreamHandle;
     #[wasm_bindgen(method)]
@@ -72,6 +74,15 @@ impl Sink {
                 Ok(JsValue::UNDEFINED)
             }
             Sink::Agent(core) => core.start_event(event),
+        }
+    }
+
+    /// A JS function doing [`start`](Self::start), for the streaming fast path.
+    pub fn deliver_fn(&self) -> Function {
+        match self {
+            Sink::Callback(f) => f.clone(),
+            Sink::Stream(stream) => stream_deliver(stream),
+            Sink::Agent(core) => core.deliver_fn(),
         }
     }
 

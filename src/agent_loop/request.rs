@@ -12,6 +12,20 @@ use crate::js::call;
 use crate::js::glue;
 use crate::js::view::{self, view};
 
+const PUMP_AWAIT: u32 = 2;
+
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = pumpUpdates, catch)]
+    fn pump_updates_js(
+        iterator: &JsValue,
+        target: &Array,
+        deliver: &Function,
+    ) -> Result<u32, JsValue>;
+    #[wasm_bindgen(js_name = takePumped)]
+    fn take_pumped() -> JsValue;
+}
+
 const KIND_START: u32 = 1;
 const KIND_UPDATE: u32 = 2;
 const KIND_TERMINAL: u32 = 3;
@@ -68,7 +82,12 @@ pub async fn stream_assistant_response(
     let iterator = glue::open_iterator(&response)?;
     let mut partial: Option<JsValue> = None;
 
+    let deliver = run.sink.deliver_fn();
     loop {
+        if partial.is_some() && pump_updates_js(&iterator, &target, &deliver)? == PUMP_AWAIT {
+            call::settle(take_pumped()).await?;
+            continue;
+        }
         let step = call::settle(glue::next_result(&iterator)?).await?;
         if view(&step).done().is_truthy() {
             break;

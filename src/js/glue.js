@@ -640,3 +640,46 @@ export function systemMessagesFrom(messages, from) {
   }
   return out;
 }
+
+// ---- the streaming fast path ----------------------------------------------------
+
+/** A JS function delivering one event to an Agent (reduce, then listeners), as the loop's sink does. */
+export const agentDeliver = (state, listeners, signal) => (event) => agentProcess(state, listeners, event, signal);
+export const streamDeliver = (stream) => (event) => {
+  stream.push(event);
+};
+
+let pumped;
+/** The promise `pumpUpdates` stopped on (PUMP_AWAIT). */
+export const takePumped = () => {
+  const p = pumped;
+  pumped = undefined;
+  return p;
+};
+
+/**
+ * Forwards the update events already queued on one of our streams, each in
+ * one step: the transcript's last entry becomes the event's partial and
+ * `message_update` goes to `deliver`. This is the loop's per-token path; Rust
+ * decides everything else (it stops here at any other event, when the queue is
+ * empty, or when a listener returns a promise, and resumes from there).
+ * Returns 0: not one of our streams, 1: queue empty or another event is next,
+ * 2: a delivery returned a promise (see `takePumped`).
+ */
+export function pumpUpdates(iterator, target, deliver) {
+  const s = iterator._stream;
+  if (s === undefined) return 0;
+  while (s._head < s._queue.length) {
+    const event = s._queue[s._head];
+    if (eventKind(event) !== 2) return 1;
+    s._shift();
+    const partial = event.partial;
+    target[target.length - 1] = partial;
+    const out = deliver(evMessageUpdate(partial, event));
+    if (isThenable(out)) {
+      pumped = out;
+      return 2;
+    }
+  }
+  return 1;
+}

@@ -83,7 +83,6 @@ export function abortWatch(signal) {
 export const jsString = (value) => String(value);
 
 export const bodyReader = (response) => response.body.getReader();
-export const parseJson = (text) => JSON.parse(text);
 export const warnUnhandled = (type) => console.warn(`Unhandled proxy event type: ${type}`);
 
 const fail = (message) => {
@@ -183,3 +182,20 @@ export const newArray = () => [];
 export const cloneArray = (array) => array.slice();
 // Spread defines own data properties, so a `__proto__` member stays a member.
 export const cloneObject = (object) => ({ ...object });
+
+/**
+ * One SSE data line, parsed and applied in one call. Returns 0 (nothing to
+ * push), 1 (pushed), 2 (pushed a terminal event), or the parsed event when Rust
+ * must act: a `toolcall_delta` (not applied: Rust parses the arguments), or a
+ * `toolcall_start`/`toolcall_end` (applied and pushed; Rust resets its parser).
+ */
+export function proxyLine(text, partial, stream) {
+  const e = JSON.parse(text);
+  const type = e.type;
+  if (type === "toolcall_delta") return e;
+  const out = applyProxyEvent(e, partial);
+  if (out === undefined) return 0;
+  stream.push(out);
+  if (type === "toolcall_start" || type === "toolcall_end") return e;
+  return out.type === "done" || out.type === "error" ? 2 : 1;
+}

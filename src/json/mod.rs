@@ -2,8 +2,10 @@
 //! used while tool-call arguments stream, and tool-argument validation with the
 //! reference's coercion rules. Nothing here touches JavaScript.
 
+pub mod num;
 pub mod partial;
 pub mod schema;
 pub mod value;
 
+pub use schema::{Host, RustHost};
 pub use value::{Map, Value};

@@ -944,7 +944,7 @@ impl Machine {
         } else {
             return None;
         };
-        s.trim_end_matches(blank).parse().ok()
+        crate::json::num::parse_f64(s.trim_end_matches(blank))
     }
 
     fn set_num(&mut self, a: &mut Arena, x: f64) {

@@ -2,9 +2,10 @@
 //! step 3) and `coerceWithJsonSchema` (step 6), which use per-sub-schema
 //! compiled validators (`getSubSchemaValidator`).
 
-use super::jsnum::{js_trim, num_to_string, str_to_number};
+use super::host::Host;
+use super::jsnum::js_trim;
 use super::validate::{compile_check, has_unevaluated, Cx, Engine, Path};
-use super::{overflow, SchemaError};
+use super::{bool_str, overflow, SchemaError};
 use crate::json::Value;
 
 type Res<T> = Result<T, SchemaError>;
@@ -14,12 +15,12 @@ const MAX_DEPTH: u32 = 4096;
 /// `getSubSchemaValidator(s)?.Check(v)`: None when no validator exists (the
 /// schema is not an object, so the WeakMap cache rejects it, or it does not
 /// compile).
-pub(crate) fn sub_check(s: &Value, v: &Value) -> Res<Option<bool>> {
-    if !matches!(s, Value::Object(_) | Value::Array(_)) || compile_check(s).is_err() {
+pub(crate) fn sub_check(h: &dyn Host, s: &Value, v: &Value) -> Res<Option<bool>> {
+    if !matches!(s, Value::Object(_) | Value::Array(_)) || compile_check(s, h).is_err() {
         return Ok(None);
     }
-    let e = Engine::new(s, None);
-    let r = e.schema(&mut Cx::new(false, !has_unevaluated(s)), &Path::Root, s, v);
+    let e = Engine::new(s, None, h);
+    let r = e.schema(&mut Cx::new(false, !has_unevaluated(s), h), &Path::Root, s, v);
     if e.overflowed() {
         return Err(overflow());
     }
@@ -38,7 +39,7 @@ fn truthy(v: &Value) -> bool {
 
 /// `normalizeOptionalNulls`: drops `null` values of optional properties whose
 /// schema rejects `null`.
-pub(crate) fn normalize(v: &mut Value, s: &Value, depth: u32) -> Res<()> {
+pub(crate) fn normalize(h: &dyn Host, v: &mut Value, s: &Value, depth: u32) -> Res<()> {
     if depth > MAX_DEPTH || super::stack::exhausted() {
         return Err(overflow());
     }
@@ -47,13 +48,13 @@ pub(crate) fn normalize(v: &mut Value, s: &Value, depth: u32) -> Res<()> {
             Some(Value::Array(list)) => {
                 for (x, t) in items.iter_mut().zip(list) {
                     if truthy(t) {
-                        normalize(x, t, depth + 1)?;
+                        normalize(h, x, t, depth + 1)?;
                     }
                 }
             }
             Some(t) if truthy(t) => {
                 for x in items {
-                    normalize(x, t, depth + 1)?;
+                    normalize(h, x, t, depth + 1)?;
                 }
             }
             _ => {}
@@ -73,14 +74,14 @@ pub(crate) fn normalize(v: &mut Value, s: &Value, depth: u32) -> Res<()> {
                     Some(Value::Null) => {
                         !required.contains(&k.as_str())
                             && !matches!(ps.get("$ref"), Some(Value::String(_)))
-                            && sub_check(ps, &Value::Null)? == Some(false)
+                            && sub_check(h, ps, &Value::Null)? == Some(false)
                     }
                     Some(_) => false,
                 };
                 if drop {
                     o.remove(k);
                 } else if let Some(x) = o.get_mut(k) {
-                    normalize(x, ps, depth + 1)?;
+                    normalize(h, x, ps, depth + 1)?;
                 }
             }
         }
@@ -113,11 +114,11 @@ fn matches_type(v: &Value, t: &str) -> bool {
 }
 
 /// `coercePrimitiveByType`: Some(new value) when it changes `v`.
-fn coerce_primitive(v: &Value, t: &str) -> Option<Value> {
+fn coerce_primitive(h: &dyn Host, v: &Value, t: &str) -> Option<Value> {
     let numeric = |integer: bool| match v {
         Value::Null => Some(Value::Number(0.0)),
         Value::String(s) if !js_trim(s).is_empty() => {
-            let n = str_to_number(s);
+            let n = h.string_to_number(s);
             let ok = if integer {
                 n.is_finite() && n.fract() == 0.0
             } else {
@@ -141,8 +142,8 @@ fn coerce_primitive(v: &Value, t: &str) -> Option<Value> {
         },
         "string" => match v {
             Value::Null => Some(Value::String(String::new())),
-            Value::Number(n) => Some(Value::String(num_to_string(*n))),
-            Value::Bool(b) => Some(Value::String(b.to_string())),
+            Value::Number(n) => Some(Value::String(h.number_to_string(*n))),
+            Value::Bool(b) => Some(Value::String(bool_str(*b).into())),
             _ => None,
         },
         "null" => match v {
@@ -156,7 +157,7 @@ fn coerce_primitive(v: &Value, t: &str) -> Option<Value> {
 }
 
 /// `coerceWithJsonSchema`, by value (objects are rebuilt in place).
-pub(crate) fn coerce(v: Value, s: &Value, depth: u32) -> Res<Value> {
+pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value> {
     if depth > MAX_DEPTH || super::stack::exhausted() {
         return Err(overflow());
     }
@@ -164,18 +165,18 @@ pub(crate) fn coerce(v: Value, s: &Value, depth: u32) -> Res<Value> {
     let mut v = v;
     if let Some(Value::Array(all)) = s.get("allOf") {
         for m in all {
-            v = coerce(v, m, d)?;
+            v = coerce(h, v, m, d)?;
         }
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(members)) = s.get(key) {
-            v = union(v, members, d)?;
+            v = union(h, v, members, d)?;
         }
     }
     let ts = types(s);
     let matches = ts.len() > 1 && ts.iter().any(|t| matches_type(&v, t));
     if !ts.is_empty() && !matches {
-        if let Some(c) = ts.iter().find_map(|t| coerce_primitive(&v, t)) {
+        if let Some(c) = ts.iter().find_map(|t| coerce_primitive(h, &v, t)) {
             v = c;
         }
     }
@@ -184,7 +185,7 @@ pub(crate) fn coerce(v: Value, s: &Value, depth: u32) -> Res<Value> {
             if let Some(Value::Object(props)) = s.get("properties") {
                 for (k, ps) in props.iter() {
                     if let Some(x) = o.get_mut(k) {
-                        *x = coerce(std::mem::replace(x, Value::Null), ps, d)?;
+                        *x = coerce(h, std::mem::replace(x, Value::Null), ps, d)?;
                     }
                 }
             }
@@ -192,7 +193,7 @@ pub(crate) fn coerce(v: Value, s: &Value, depth: u32) -> Res<Value> {
                 let known = |k: &str| matches!(s.get("properties"), Some(Value::Object(p)) if p.contains_key(k));
                 for (k, x) in o.iter_mut() {
                     if !known(k) {
-                        *x = coerce(std::mem::replace(x, Value::Null), ap, d)?;
+                        *x = coerce(h, std::mem::replace(x, Value::Null), ap, d)?;
                     }
                 }
             }
@@ -204,13 +205,13 @@ pub(crate) fn coerce(v: Value, s: &Value, depth: u32) -> Res<Value> {
                 Some(Value::Array(list)) => {
                     for (x, t) in a.iter_mut().zip(list) {
                         if truthy(t) {
-                            *x = coerce(std::mem::replace(x, Value::Null), t, d)?;
+                            *x = coerce(h, std::mem::replace(x, Value::Null), t, d)?;
                         }
                     }
                 }
                 Some(t @ Value::Object(_)) => {
                     for x in a.iter_mut() {
-                        *x = coerce(std::mem::replace(x, Value::Null), t, d)?;
+                        *x = coerce(h, std::mem::replace(x, Value::Null), t, d)?;
                     }
                 }
                 _ => {}
@@ -221,15 +222,15 @@ pub(crate) fn coerce(v: Value, s: &Value, depth: u32) -> Res<Value> {
 }
 
 /// `coerceWithUnionSchema`.
-fn union(v: Value, members: &[Value], d: u32) -> Res<Value> {
+fn union(h: &dyn Host, v: Value, members: &[Value], d: u32) -> Res<Value> {
     for m in members {
-        if sub_check(m, &v)? == Some(true) {
+        if sub_check(h, m, &v)? == Some(true) {
             return Ok(v);
         }
     }
     for m in members {
-        let c = coerce(v.clone(), m, d)?;
-        if sub_check(m, &c)? == Some(true) {
+        let c = coerce(h, v.clone(), m, d)?;
+        if sub_check(h, m, &c)? == Some(true) {
             return Ok(c);
         }
     }

@@ -1,8 +1,9 @@
 //! JavaScript number semantics the validator needs: `Number(string)` and
 //! `Number.prototype.toString()` (used in coercions and in error messages such
-//! as `must be <= 1.5`).
+//! as `must be <= 1.5`) for [`super::RustHost`], and `%` and `trim`.
 
 use super::pattern::is_space;
+use crate::json::num::{digits_to_f64, parse_f64, usize_to_string};
 
 /// `String.prototype.trim` (ECMAScript white space and line terminators).
 pub(crate) fn js_trim(s: &str) -> &str {
@@ -73,7 +74,7 @@ pub(crate) fn str_to_number(s: &str) -> f64 {
     if i != bb.len() {
         return f64::NAN;
     }
-    t.parse::<f64>().unwrap_or(f64::NAN)
+    parse_f64(t).unwrap_or(f64::NAN)
 }
 
 /// ECMAScript `%` on doubles: the exact remainder with the dividend's sign
@@ -215,7 +216,7 @@ fn digit_str(d: &[u8]) -> String {
 }
 
 fn round_trips(d: &[u8], point: i32, v: f64) -> bool {
-    format!("0.{}e{}", digit_str(d), point).parse::<f64>() == Ok(v)
+    digits_to_f64(d, point as i64 - d.len() as i64) == v
 }
 
 /// `Number.prototype.toString()` in radix 10.
@@ -311,7 +312,7 @@ pub fn num_to_string(v: f64) -> String {
         }
         out.push('e');
         out.push(if n - 1 < 0 { '-' } else { '+' });
-        out.push_str(&(n - 1).abs().to_string());
+        out.push_str(&usize_to_string((n - 1).unsigned_abs() as usize));
     }
     out
 }

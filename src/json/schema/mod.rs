@@ -10,9 +10,15 @@
 //! it). The legacy `Symbol.for("TypeBox.Kind")` test of step 6 is passed in as
 //! a boolean.
 //!
+//! Regular expressions, number printing and parsing, and `URL.canParse` come
+//! from a [`Host`]: the wasm binding passes one backed by the JavaScript engine
+//! (exact V8 semantics, none of that code in the wasm), native code and tests
+//! use [`RustHost`].
+//!
 //! Known divergences from the reference are listed in the modules' docs:
-//! regex features ([`pattern`]), formats ([`format`]), `Value.Convert` corner
-//! cases ([`typebox`]), and these:
+//! with [`RustHost`], regex features ([`pattern`]) and URL parsing
+//! ([`format`]); formats ([`format`]), `Value.Convert` corner cases
+//! ([`typebox`]), and these:
 //! - property names found on `Object.prototype` (`toString`, `valueOf`, ...)
 //!   count as absent; JS's `in` finds them on the prototype chain;
 //! - `undefined` (not representable in [`Value`]) never occurs, so TypeBox's
@@ -27,6 +33,7 @@
 
 mod coerce;
 mod format;
+mod host;
 mod jsnum;
 mod pattern;
 mod typebox;
@@ -37,6 +44,7 @@ mod tests;
 
 use crate::json::Value;
 
+pub use host::{Host, RustHost};
 pub use jsnum::num_to_string;
 
 /// A failed validation: the lines of the error message, each already laid out
@@ -111,6 +119,24 @@ pub(crate) fn one_of(set: &str, c: char) -> bool {
     set.chars().any(|x| x == c)
 }
 
+/// `parts.concat()`: string building without `core::fmt`.
+pub(crate) fn cat(parts: &[&str]) -> String {
+    let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        s.push_str(p);
+    }
+    s
+}
+
+/// `String(b)`.
+pub(crate) fn bool_str(b: bool) -> &'static str {
+    if b {
+        "true"
+    } else {
+        "false"
+    }
+}
+
 pub(crate) fn overflow() -> SchemaError {
     SchemaError::Compile("Maximum call stack size exceeded".into())
 }
@@ -123,13 +149,19 @@ pub struct CompiledSchema {
     fast: bool,
 }
 
-/// `Compile(schema)`: fails like the reference for regexes V8 rejects and for
-/// parameters that are not objects.
+/// [`compile_with`] with [`RustHost`].
 pub fn compile(schema: &Value) -> Result<CompiledSchema, SchemaError> {
-    let bad = |what: String| {
-        Err(SchemaError::Compile(format!(
-            "Cannot use 'in' operator to search for 'type' in {what}"
-        )))
+    compile_with(schema, &RustHost)
+}
+
+/// `Compile(schema)`: fails like the reference for regexes the host's `RegExp`
+/// rejects and for parameters that are not objects.
+pub fn compile_with(schema: &Value, host: &dyn Host) -> Result<CompiledSchema, SchemaError> {
+    let bad = |what: &str| {
+        Err(SchemaError::Compile(cat(&[
+            "Cannot use 'in' operator to search for 'type' in ",
+            what,
+        ])))
     };
     match schema {
         Value::Object(_) | Value::Array(_) => {}
@@ -138,40 +170,55 @@ pub fn compile(schema: &Value) -> Result<CompiledSchema, SchemaError> {
                 "Invalid value used as weak map key".into(),
             ))
         }
-        Value::Null => return bad("null".into()),
-        Value::Number(n) => return bad(num_to_string(*n)),
-        Value::String(s) => return bad(s.clone()),
+        Value::Null => return bad("null"),
+        Value::Number(n) => return bad(&host.number_to_string(*n)),
+        Value::String(s) => return bad(s),
     }
     let _entry = stack::enter();
-    validate::compile_check(schema).map_err(SchemaError::Compile)?;
+    validate::compile_check(schema, host).map_err(SchemaError::Compile)?;
     Ok(CompiledSchema {
         schema: schema.clone(),
         fast: !validate::has_unevaluated(schema),
     })
 }
 
-/// Steps 3–7 of §4.4 on already-cloned arguments: returns the coerced and
-/// validated value, or the error lines (the binding formats
-/// `Validation failed for tool "${name}":\n${lines.join("\n")}\n\nReceived arguments:\n${JSON.stringify(original, null, 2)}`).
+/// [`validate_arguments_with`] with [`RustHost`].
 pub fn validate_arguments(
     schema: &Value,
     args: Value,
     legacy_typebox_kind: bool,
 ) -> Result<Result<Value, ValidationFailure>, SchemaError> {
-    compile(schema)?.validate_arguments(args, legacy_typebox_kind)
+    validate_arguments_with(schema, args, legacy_typebox_kind, &RustHost)
+}
+
+/// Steps 3–7 of §4.4 on already-cloned arguments: returns the coerced and
+/// validated value, or the error lines (the binding formats
+/// `Validation failed for tool "${name}":\n${lines.join("\n")}\n\nReceived arguments:\n${JSON.stringify(original, null, 2)}`).
+pub fn validate_arguments_with(
+    schema: &Value,
+    args: Value,
+    legacy_typebox_kind: bool,
+    host: &dyn Host,
+) -> Result<Result<Value, ValidationFailure>, SchemaError> {
+    compile_with(schema, host)?.validate_arguments_with(args, legacy_typebox_kind, host)
 }
 
 impl CompiledSchema {
-    /// Same as the free function [`compile`].
+    /// [`compile`]: with [`RustHost`].
     pub fn compile(schema: &Value) -> Result<CompiledSchema, SchemaError> {
         compile(schema)
     }
 
+    /// [`compile_with`].
+    pub fn compile_with(schema: &Value, host: &dyn Host) -> Result<CompiledSchema, SchemaError> {
+        compile_with(schema, host)
+    }
+
     /// The compiled validator's `Check`.
-    fn check(&self, v: &Value) -> Result<bool, SchemaError> {
-        let e = validate::Engine::new(&self.schema, None);
+    fn check(&self, v: &Value, host: &dyn Host) -> Result<bool, SchemaError> {
+        let e = validate::Engine::new(&self.schema, None, host);
         let r = e.schema(
-            &mut validate::Cx::new(false, self.fast),
+            &mut validate::Cx::new(false, self.fast, host),
             &validate::Path::Root,
             &self.schema,
             v,
@@ -183,9 +230,9 @@ impl CompiledSchema {
     }
 
     /// `Errors(value)` as pi-ai lays them out.
-    fn errors(&self, v: &Value) -> Result<Vec<String>, SchemaError> {
-        let e = validate::Engine::new(&self.schema, None);
-        let mut cx = validate::Cx::new(true, false);
+    fn errors(&self, v: &Value, host: &dyn Host) -> Result<Vec<String>, SchemaError> {
+        let e = validate::Engine::new(&self.schema, None, host);
+        let mut cx = validate::Cx::new(true, false, host);
         e.schema(&mut cx, &validate::Path::Root, &self.schema, v);
         if e.overflowed() {
             return Err(overflow());
@@ -193,34 +240,50 @@ impl CompiledSchema {
         Ok(cx.into_errors())
     }
 
-    /// See [`validate_arguments`].
+    /// [`Self::validate_arguments_with`] with [`RustHost`].
     pub fn validate_arguments(
         &self,
         args: Value,
         legacy_typebox_kind: bool,
     ) -> Result<Result<Value, ValidationFailure>, SchemaError> {
+        self.validate_arguments_with(args, legacy_typebox_kind, &RustHost)
+    }
+
+    /// See [`validate_arguments`]. `host` must be the one the schema was
+    /// compiled with (it decides which regular expressions compile).
+    pub fn validate_arguments_with(
+        &self,
+        args: Value,
+        legacy_typebox_kind: bool,
+        host: &dyn Host,
+    ) -> Result<Result<Value, ValidationFailure>, SchemaError> {
         let _entry = stack::enter();
+        let h = host;
         let s = &self.schema;
         let mut args = args;
-        coerce::normalize(&mut args, s, 0)?;
-        typebox::convert_root(s, &mut args)?;
+        coerce::normalize(h, &mut args, s, 0)?;
+        typebox::convert_root(h, s, &mut args)?;
         if !legacy_typebox_kind {
             if matches!(args, Value::Object(_) | Value::Array(_)) {
                 // Objects are coerced in place or replaced by a coerced copy,
                 // which pi-ai assigns back into the same object.
-                args = coerce::coerce(args, s, 0)?;
+                args = coerce::coerce(h, args, s, 0)?;
             } else {
-                let coerced = coerce::coerce(args.clone(), s, 0)?;
+                let coerced = coerce::coerce(h, args.clone(), s, 0)?;
                 if !validate::strict_eq(&coerced, &args) {
                     // pi-ai returns here without reporting errors.
-                    return Ok(Ok(if self.check(&coerced)? { coerced } else { args }));
+                    return Ok(Ok(if self.check(&coerced, h)? {
+                        coerced
+                    } else {
+                        args
+                    }));
                 }
             }
         }
-        if self.check(&args)? {
+        if self.check(&args, h)? {
             return Ok(Ok(args));
         }
-        let mut lines = self.errors(&args)?;
+        let mut lines = self.errors(&args, h)?;
         if lines.is_empty() {
             lines.push("Unknown validation error".into());
         }

@@ -68,13 +68,8 @@ pub(crate) struct Regex {
 }
 
 /// `Invalid regular expression: /src/flags: reason`, as V8 words it.
-pub(crate) fn error_message(src: &str, unicode: bool, reason: &str) -> String {
-    format!(
-        "Invalid regular expression: /{}/{}: {}",
-        src,
-        if unicode { "u" } else { "" },
-        reason
-    )
+pub(crate) fn error_message(src: &str, flags: &str, reason: &str) -> String {
+    super::cat(&["Invalid regular expression: /", src, "/", flags, ": ", reason])
 }
 
 /// Compiles `src`; `unicode` selects the `u` flag's rules, `icase` the `i` flag
@@ -1001,9 +996,4 @@ impl Regex {
         }
         false
     }
-}
-
-/// Compiles and tests in one go; a pattern that does not compile matches nothing.
-pub(crate) fn is_match(src: &str, unicode: bool, icase: bool, s: &str) -> bool {
-    compile(src, unicode, icase).is_ok_and(|r| r.test(s))
 }

@@ -8,10 +8,10 @@
 //! `String`; `Enum` like a union of its literal values; `BigInt`, `Undefined`
 //! and `Void` conversions are skipped (a JSON value cannot hold their results).
 
-use super::jsnum::{num_to_string, str_to_number};
-use super::pattern::{self, Regex};
+use super::host::Host;
 use super::validate::{strict_eq, Cx, Engine, Path};
-use super::{one_of, overflow, SchemaError};
+use super::{bool_str, cat, one_of, overflow, SchemaError};
+use crate::json::num::parse_f64;
 use crate::json::{Map, Value};
 
 type Res<T> = Result<T, SchemaError>;
@@ -28,11 +28,11 @@ fn take(v: &mut Value) -> Value {
 }
 
 /// Applies `Value.Convert` to `v` with the root's return value discarded.
-pub(crate) fn convert_root(s: &Value, v: &mut Value) -> Res<()> {
-    in_place(s, v, None, 0)
+pub(crate) fn convert_root(h: &dyn Host, s: &Value, v: &mut Value) -> Res<()> {
+    in_place(h, s, v, None, 0)
 }
 
-fn in_place(s: &Value, v: &mut Value, defs: Option<&Map>, depth: u32) -> Res<()> {
+fn in_place(h: &dyn Host, s: &Value, v: &mut Value, defs: Option<&Map>, depth: u32) -> Res<()> {
     if depth > MAX_DEPTH || super::stack::exhausted() {
         return Err(overflow());
     }
@@ -40,7 +40,7 @@ fn in_place(s: &Value, v: &mut Value, defs: Option<&Map>, depth: u32) -> Res<()>
         // These mutate the given object or array and return it.
         Some("Object" | "Record" | "Tuple") => {
             let x = take(v);
-            *v = from_type(s, x, defs, depth + 1)?;
+            *v = from_type(h, s, x, defs, depth + 1)?;
         }
         // A new array is returned, but object elements are mutated in place.
         Some("Array") => {
@@ -48,16 +48,16 @@ fn in_place(s: &Value, v: &mut Value, defs: Option<&Map>, depth: u32) -> Res<()>
             match v {
                 Value::Array(a) => {
                     for e in a {
-                        in_place(items, e, defs, depth + 1)?;
+                        in_place(h, items, e, defs, depth + 1)?;
                     }
                 }
-                other => in_place(items, other, defs, depth + 1)?,
+                other => in_place(h, items, other, defs, depth + 1)?,
             }
         }
         Some("Intersect") => {
             if let Some(Value::Array(all)) = s.get("allOf") {
                 for m in all {
-                    in_place(m, v, defs, depth + 1)?;
+                    in_place(h, m, v, defs, depth + 1)?;
                 }
             }
         }
@@ -68,7 +68,7 @@ fn in_place(s: &Value, v: &mut Value, defs: Option<&Map>, depth: u32) -> Res<()>
                 .and_then(Value::as_str)
                 .and_then(|r| ctx.get(r))
             {
-                in_place(t, v, Some(&ctx), depth + 1)?;
+                in_place(h, t, v, Some(&ctx), depth + 1)?;
             }
         }
         Some("Ref") => {
@@ -77,7 +77,7 @@ fn in_place(s: &Value, v: &mut Value, defs: Option<&Map>, depth: u32) -> Res<()>
                 .and_then(Value::as_str)
                 .and_then(|r| defs?.get(r))
             {
-                in_place(t, v, defs, depth + 1)?;
+                in_place(h, t, v, defs, depth + 1)?;
             }
         }
         _ => {}
@@ -96,7 +96,7 @@ fn cyclic_context(s: &Value, defs: Option<&Map>) -> Map {
 }
 
 /// `FromType`.
-fn from_type(s: &Value, v: Value, defs: Option<&Map>, depth: u32) -> Res<Value> {
+fn from_type(h: &dyn Host, s: &Value, v: Value, defs: Option<&Map>, depth: u32) -> Res<Value> {
     if depth > MAX_DEPTH || super::stack::exhausted() {
         return Err(overflow());
     }
@@ -109,7 +109,7 @@ fn from_type(s: &Value, v: Value, defs: Option<&Map>, depth: u32) -> Res<Value> 
                 other => vec![other],
             };
             for x in list.iter_mut() {
-                *x = from_type(items, take(x), defs, d)?;
+                *x = from_type(h, items, take(x), defs, d)?;
             }
             Value::Array(list)
         }
@@ -121,7 +121,7 @@ fn from_type(s: &Value, v: Value, defs: Option<&Map>, depth: u32) -> Res<Value> 
                 .and_then(Value::as_str)
                 .and_then(|r| ctx.get(r))
             {
-                Some(t) => from_type(t, v, Some(&ctx), d)?,
+                Some(t) => from_type(h, t, v, Some(&ctx), d)?,
                 None => v,
             }
         }
@@ -130,43 +130,43 @@ fn from_type(s: &Value, v: Value, defs: Option<&Map>, depth: u32) -> Res<Value> 
                 if opts.iter().any(|o| strict_eq(o, &v)) {
                     v
                 } else {
-                    opts.iter().find_map(|o| literal(o, &v)).unwrap_or(v)
+                    opts.iter().find_map(|o| literal(h, o, &v)).unwrap_or(v)
                 }
             }
             _ => v,
         },
-        Some("Integer") => try_number(&v).map_or(v, |n| Value::Number(n.trunc())),
+        Some("Integer") => try_number(h, &v).map_or(v, |n| Value::Number(n.trunc())),
         Some("Intersect") => {
             let mut v = v;
             if let Some(Value::Array(all)) = s.get("allOf") {
                 for m in all {
-                    v = from_type(m, v, defs, d)?;
+                    v = from_type(h, m, v, defs, d)?;
                 }
             }
             v
         }
         Some("Literal") => match s.get("const") {
-            Some(c) if !strict_eq(c, &v) => literal(c, &v).unwrap_or(v),
+            Some(c) if !strict_eq(c, &v) => literal(h, c, &v).unwrap_or(v),
             _ => v,
         },
         Some("Null") => try_null(&v).unwrap_or(v),
-        Some("Number") => try_number(&v).map_or(v, Value::Number),
+        Some("Number") => try_number(h, &v).map_or(v, Value::Number),
         Some("Object") => match v {
             Value::Object(mut o) => {
                 let props = match s.get("properties") {
                     Some(Value::Object(p)) => p.iter().map(|(k, x)| (k.as_str(), x)).collect(),
                     _ => Vec::new(),
                 };
-                let entries = matchers(&props)?;
+                let entries = matchers(h, &props)?;
                 let keys: Vec<String> = o.keys().cloned().collect();
                 for (m, ps) in &entries {
-                    for k in keys.iter().filter(|k| m.test(k)) {
+                    for k in keys.iter().filter(|k| m.test(h, k)) {
                         if let Some(x) = o.get_mut(k) {
-                            *x = from_type(ps, take(x), defs, d)?;
+                            *x = from_type(h, ps, take(x), defs, d)?;
                         }
                     }
                 }
-                additional(s, &entries, &mut o, defs, d)?;
+                additional(h, s, &entries, &mut o, defs, d)?;
                 Value::Object(o)
             }
             other => other,
@@ -177,16 +177,16 @@ fn from_type(s: &Value, v: Value, defs: Option<&Map>, depth: u32) -> Res<Value> 
                     Some(Value::Object(p)) => p.iter().map(|(k, x)| (k.as_str(), x)).collect(),
                     _ => Vec::new(),
                 };
-                let entries = matchers(&pats)?;
+                let entries = matchers(h, &pats)?;
                 let keys: Vec<String> = o.keys().cloned().collect();
                 for (m, ps) in &entries {
-                    for k in keys.iter().filter(|k| m.test(k)) {
+                    for k in keys.iter().filter(|k| m.test(h, k)) {
                         if let Some(x) = o.get_mut(k) {
-                            *x = from_type(ps, take(x), defs, d)?;
+                            *x = from_type(h, ps, take(x), defs, d)?;
                         }
                     }
                 }
-                additional(s, &entries, &mut o, defs, d)?;
+                additional(h, s, &entries, &mut o, defs, d)?;
                 Value::Object(o)
             }
             other => other,
@@ -196,14 +196,14 @@ fn from_type(s: &Value, v: Value, defs: Option<&Map>, depth: u32) -> Res<Value> 
             .and_then(Value::as_str)
             .and_then(|r| defs?.get(r))
         {
-            Some(t) => from_type(t, v, defs, d)?,
+            Some(t) => from_type(h, t, v, defs, d)?,
             None => v,
         },
-        Some("String" | "TemplateLiteral") => try_string(&v).unwrap_or(v),
+        Some("String" | "TemplateLiteral") => try_string(h, &v).unwrap_or(v),
         Some("Tuple") => match (v, s.get("items")) {
             (Value::Array(mut a), Some(Value::Array(items))) => {
                 for (x, t) in a.iter_mut().zip(items) {
-                    *x = from_type(t, take(x), defs, d)?;
+                    *x = from_type(h, t, take(x), defs, d)?;
                 }
                 Value::Array(a)
             }
@@ -213,7 +213,7 @@ fn from_type(s: &Value, v: Value, defs: Option<&Map>, depth: u32) -> Res<Value> 
             Some(Value::Array(members)) => {
                 let mut matched = false;
                 for m in members {
-                    if check(m, &v, defs)? {
+                    if check(h, m, &v, defs)? {
                         matched = true;
                         break;
                     }
@@ -224,10 +224,10 @@ fn from_type(s: &Value, v: Value, defs: Option<&Map>, depth: u32) -> Res<Value> 
                     let mut found = None;
                     let mut cands = Vec::new();
                     for m in members {
-                        cands.push(from_type(m, v.clone(), defs, d)?);
+                        cands.push(from_type(h, m, v.clone(), defs, d)?);
                     }
                     for c in cands {
-                        if check(s, &c, defs)? {
+                        if check(h, s, &c, defs)? {
                             found = Some(c);
                             break;
                         }
@@ -242,9 +242,9 @@ fn from_type(s: &Value, v: Value, defs: Option<&Map>, depth: u32) -> Res<Value> 
 }
 
 /// `Value.Check(context, type, value)`: the dynamic engine rooted at `root`.
-fn check(root: &Value, v: &Value, defs: Option<&Map>) -> Res<bool> {
-    let e = Engine::new(root, defs);
-    let r = e.schema(&mut Cx::new(false, false), &Path::Root, root, v);
+fn check(h: &dyn Host, root: &Value, v: &Value, defs: Option<&Map>) -> Res<bool> {
+    let e = Engine::new(root, defs, h);
+    let r = e.schema(&mut Cx::new(false, false, h), &Path::Root, root, v);
     if e.overflowed() {
         return Err(overflow());
     }
@@ -255,6 +255,7 @@ fn check(root: &Value, v: &Value, defs: Option<&Map>) -> Res<bool> {
 /// not match is converted by `additionalProperties` (TypeBox's loop, known
 /// properties included when there are several).
 fn additional(
+    h: &dyn Host,
     s: &Value,
     entries: &[(Matcher, &Value)],
     o: &mut Map,
@@ -267,9 +268,9 @@ fn additional(
     };
     let keys: Vec<String> = o.keys().cloned().collect();
     for (m, _) in entries {
-        for k in keys.iter().filter(|k| !m.test(k)) {
+        for k in keys.iter().filter(|k| !m.test(h, k)) {
             if let Some(x) = o.get_mut(k) {
-                *x = from_type(ap, take(x), defs, d)?;
+                *x = from_type(h, ap, take(x), defs, d)?;
             }
         }
     }
@@ -277,35 +278,32 @@ fn additional(
 }
 
 /// `new RegExp('^' + key + '$')` (no flags), with plain keys compared directly.
-enum Matcher {
-    Exact(String),
-    Re(Regex),
+enum Matcher<'s> {
+    Exact(&'s str),
+    Re(String),
 }
 
-impl Matcher {
-    fn test(&self, k: &str) -> bool {
+impl Matcher<'_> {
+    fn test(&self, h: &dyn Host, k: &str) -> bool {
         match self {
-            Matcher::Exact(e) => e == k,
-            Matcher::Re(r) => r.test(k),
+            Matcher::Exact(e) => *e == k,
+            Matcher::Re(src) => h.regex_test(src, "", k).unwrap_or(false),
         }
     }
 }
 
-fn matchers<'s>(entries: &[(&str, &'s Value)]) -> Res<Vec<(Matcher, &'s Value)>> {
+fn matchers<'s>(
+    h: &dyn Host,
+    entries: &[(&'s str, &'s Value)],
+) -> Res<Vec<(Matcher<'s>, &'s Value)>> {
     let mut out = Vec::new();
     for (k, s) in entries {
         let m = if k.chars().any(|c| one_of("\\^$.|?*+()[]{}", c)) {
-            let src = format!("^{k}$");
-            match pattern::compile(&src, false, false) {
-                Ok(r) => Matcher::Re(r),
-                Err(e) => {
-                    return Err(SchemaError::Compile(pattern::error_message(
-                        &src, false, &e,
-                    )))
-                }
-            }
+            let src = cat(&["^", k, "$"]);
+            h.regex_test(&src, "", "").map_err(SchemaError::Compile)?;
+            Matcher::Re(src)
         } else {
-            Matcher::Exact(k.to_string())
+            Matcher::Exact(k)
         };
         out.push((m, *s));
     }
@@ -314,11 +312,11 @@ fn matchers<'s>(entries: &[(&str, &'s Value)]) -> Res<Vec<(Matcher, &'s Value)>>
 
 /// `FromLiteral` for a value not already equal to `c`: the converted value if
 /// it then equals the literal.
-fn literal(c: &Value, v: &Value) -> Option<Value> {
+fn literal(h: &dyn Host, c: &Value, v: &Value) -> Option<Value> {
     let r = match c {
         Value::Bool(_) => try_boolean(v),
-        Value::Number(_) => try_number(v).map(Value::Number),
-        Value::String(_) => try_string(v),
+        Value::Number(_) => try_number(h, v).map(Value::Number),
+        Value::String(_) => try_string(h, v),
         _ => None,
     }?;
     strict_eq(&r, c).then_some(r)
@@ -336,13 +334,13 @@ fn try_boolean(v: &Value) -> Option<Value> {
     }))
 }
 
-fn try_number(v: &Value) -> Option<f64> {
+fn try_number(h: &dyn Host, v: &Value) -> Option<f64> {
     match v {
         Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
         Value::Number(n) if n.is_finite() => Some(*n),
         Value::Null => Some(0.0),
         Value::String(s) => {
-            let n = str_to_number(s);
+            let n = h.string_to_number(s);
             if n.is_finite() {
                 Some(n)
             } else if s.eq_ignore_ascii_case("false") {
@@ -368,7 +366,7 @@ fn bigint_literal(s: &str) -> Option<f64> {
     if !ok || digits.len() > 16 {
         return None;
     }
-    let n: f64 = digits.parse().ok()?;
+    let n = parse_f64(digits)?;
     (n <= 9007199254740991.0).then_some(if body.starts_with('-') && n != 0.0 {
         -n
     } else {
@@ -376,10 +374,10 @@ fn bigint_literal(s: &str) -> Option<f64> {
     })
 }
 
-fn try_string(v: &Value) -> Option<Value> {
+fn try_string(h: &dyn Host, v: &Value) -> Option<Value> {
     Some(Value::String(match v {
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) if n.is_finite() => num_to_string(*n),
+        Value::Bool(b) => bool_str(*b).into(),
+        Value::Number(n) if n.is_finite() => h.number_to_string(*n),
         Value::Null => "null".into(),
         Value::String(s) => s.clone(),
         _ => return None,

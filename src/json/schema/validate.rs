@@ -8,8 +8,10 @@
 //! tracked per context for `unevaluated*`, including TypeBox's habit of not
 //! popping a frame when a sub-schema fails.
 
-use super::jsnum::{js_rem, num_to_string};
-use super::{format, one_of, pattern};
+use super::host::Host;
+use super::jsnum::js_rem;
+use super::{cat, format, one_of};
+use crate::json::num::usize_to_string;
 use crate::json::{Map, Value};
 use std::cell::Cell;
 
@@ -39,7 +41,7 @@ impl Path<'_> {
             Path::Idx(p, i) => {
                 p.render(out);
                 out.push('/');
-                out.push_str(&i.to_string());
+                out.push_str(&usize_to_string(*i));
             }
         }
     }
@@ -51,12 +53,12 @@ fn line(p: &Path, required: Option<&str>, msg: &str) -> String {
     p.render(&mut raw);
     let base = raw.strip_prefix('/').unwrap_or(&raw).replace('/', ".");
     let path = match required {
-        Some(r) if !r.is_empty() && base.is_empty() => r.to_string(),
-        Some(r) if !r.is_empty() => format!("{base}.{r}"),
-        _ if base.is_empty() => "root".to_string(),
-        _ => base,
+        Some(r) if !r.is_empty() && base.is_empty() => r,
+        Some(r) if !r.is_empty() => return cat(&["  - ", &base, ".", r, ": ", msg]),
+        _ if base.is_empty() => "root",
+        _ => &base,
     };
-    format!("  - {path}: {msg}")
+    cat(&["  - ", path, ": ", msg])
 }
 
 /// An error message, rendered (en_US) only when errors are collected.
@@ -74,25 +76,35 @@ enum Msg<'a> {
     Names(&'a [&'a str]),
 }
 
-fn render(m: &Msg) -> String {
+fn render(h: &dyn Host, m: &Msg) -> String {
     match m {
         Msg::Text(t) => (*t).into(),
         Msg::Type(Value::Array(l)) => {
             let names: Vec<&str> = l.iter().filter_map(Value::as_str).collect();
-            format!("must be either {}", names.join(" or "))
+            cat(&["must be either ", &names.join(" or ")])
         }
-        Msg::Type(t) => format!("must be {}", t.as_str().unwrap_or_default()),
-        Msg::Required(l) => format!("must have required properties {}", l.join(", ")),
-        Msg::Limit(w, n, u) => format!("must not have {w} than {} {u}", num_to_string(*n)),
-        Msg::Cmp(op, n) => format!("must be {op} {}", num_to_string(*n)),
-        Msg::MultipleOf(n) => format!("must be multiple of {}", num_to_string(*n)),
-        Msg::Format(f) => format!("must match format \"{f}\""),
-        Msg::Pattern(p) => format!("must match pattern \"{p}\""),
-        Msg::Deps(k, l) => format!(
-            "must have properties {} when property {k} is present",
-            l.join(", ")
-        ),
-        Msg::Names(l) => format!("property names {} are invalid", l.join(", ")),
+        Msg::Type(t) => cat(&["must be ", t.as_str().unwrap_or_default()]),
+        Msg::Required(l) => cat(&["must have required properties ", &l.join(", ")]),
+        Msg::Limit(w, n, u) => cat(&[
+            "must not have ",
+            w,
+            " than ",
+            &h.number_to_string(*n),
+            " ",
+            u,
+        ]),
+        Msg::Cmp(op, n) => cat(&["must be ", op, " ", &h.number_to_string(*n)]),
+        Msg::MultipleOf(n) => cat(&["must be multiple of ", &h.number_to_string(*n)]),
+        Msg::Format(f) => cat(&["must match format \"", f, "\""]),
+        Msg::Pattern(p) => cat(&["must match pattern \"", p, "\""]),
+        Msg::Deps(k, l) => cat(&[
+            "must have properties ",
+            &l.join(", "),
+            " when property ",
+            k,
+            " is present",
+        ]),
+        Msg::Names(l) => cat(&["property names ", &l.join(", "), " are invalid"]),
     }
 }
 
@@ -105,25 +117,28 @@ struct Frame {
 }
 
 /// A `CheckContext` (no error list) or an `ErrorContext`.
-pub(crate) struct Cx {
+pub(crate) struct Cx<'h> {
     base: Frame,
     frames: Vec<Frame>,
     errs: Option<Vec<String>>,
     /// The compiled validator's `additionalProperties: false` shortcut applies.
     fast: bool,
+    /// Prints the numbers in error messages.
+    host: &'h dyn Host,
 }
 
-impl Cx {
-    pub(crate) fn new(collect: bool, fast: bool) -> Cx {
+impl<'h> Cx<'h> {
+    pub(crate) fn new(collect: bool, fast: bool, host: &'h dyn Host) -> Cx<'h> {
         Cx {
             base: Frame::default(),
             frames: Vec::new(),
             errs: if collect { Some(Vec::new()) } else { None },
             fast,
+            host,
         }
     }
-    fn sub(&self) -> Cx {
-        Cx::new(self.errs.is_some(), self.fast)
+    fn sub(&self) -> Cx<'h> {
+        Cx::new(self.errs.is_some(), self.fast, self.host)
     }
     fn all(&self) -> bool {
         self.errs.is_some()
@@ -135,7 +150,7 @@ impl Cx {
     fn fail(&mut self, p: &Path, req: Option<&str>, msg: Msg) -> bool {
         if let Some(e) = &mut self.errs {
             if e.len() < MAX_ERRORS {
-                e.push(line(p, req, &render(&msg)));
+                e.push(line(p, req, &render(self.host, &msg)));
             }
         }
         false
@@ -492,7 +507,7 @@ fn properties_pattern(m: &Map) -> String {
     if parts.is_empty() {
         "(?!)".into()
     } else {
-        format!("({})", parts.join("|"))
+        cat(&["(", &parts.join("|"), ")"])
     }
 }
 
@@ -579,15 +594,22 @@ pub(crate) struct Engine<'a> {
     /// TypeBox `Cyclic` conversion context: `$ref` names looked up first.
     pub(crate) defs: Option<&'a Map>,
     overflow: Cell<bool>,
+    host: &'a dyn Host,
 }
 
 impl<'a> Engine<'a> {
-    pub(crate) fn new(root: &'a Value, defs: Option<&'a Map>) -> Self {
+    pub(crate) fn new(root: &'a Value, defs: Option<&'a Map>, host: &'a dyn Host) -> Self {
         Engine {
             root,
             defs,
             overflow: Cell::new(false),
+            host,
         }
+    }
+
+    /// `new RegExp(pattern, "u").test(text)`; false when it does not compile.
+    fn test(&self, pattern: &str, text: &str) -> bool {
+        self.host.regex_test(pattern, "u", text).unwrap_or(false)
     }
 
     /// True when a walk hit the recursion limit (V8 would throw RangeError).
@@ -622,7 +644,7 @@ impl<'a> Engine<'a> {
         } else if frag.starts_with('/') {
             pointer(doc, &frag)
         } else {
-            let hash = format!("#{frag}");
+            let hash = cat(&["#", &frag]);
             let anchor = |m: &Map| {
                 m.get("$anchor").and_then(Value::as_str) == Some(frag.as_str())
                     || m.get("$id").and_then(Value::as_str) == Some(hash.as_str())
@@ -837,10 +859,10 @@ impl<'a> Engine<'a> {
                         || cx.fail(p, None, Msg::Limit("fewer", n, "characters")));
                 }
                 if let Some(f) = m.get("format").and_then(Value::as_str) {
-                    kw!(format::test(f, s) || cx.fail(p, None, Msg::Format(f)));
+                    kw!(format::test(self.host, f, s) || cx.fail(p, None, Msg::Format(f)));
                 }
                 if let Some(pat) = m.get("pattern").and_then(Value::as_str) {
-                    let hit = pattern::compile(pat, true, false).is_ok_and(|r| r.test(s));
+                    let hit = self.test(pat, s);
                     kw!(hit || cx.fail(p, None, Msg::Pattern(pat)));
                 }
             }
@@ -889,7 +911,7 @@ impl<'a> Engine<'a> {
             kw!(self.k_if(cx, p, m, i, v));
         }
         if let Some(n) = schema_kw(m, "not") {
-            let mut sub = Cx::new(false, cx.fast);
+            let mut sub = Cx::new(false, cx.fast, self.host);
             let r = !self.schema(&mut sub, p, n, v);
             if r {
                 cx.merge(sub);
@@ -905,7 +927,7 @@ impl<'a> Engine<'a> {
             let entries: Vec<(String, &Value)> = a
                 .iter()
                 .enumerate()
-                .map(|(i, x)| (i.to_string(), x))
+                .map(|(i, x)| (usize_to_string(i), x))
                 .collect();
             kw!(self.k_unevaluated(cx, p, ue, &entries, true));
         }
@@ -915,7 +937,7 @@ impl<'a> Engine<'a> {
                 Value::Array(a) => a
                     .iter()
                     .enumerate()
-                    .map(|(i, x)| (i.to_string(), x))
+                    .map(|(i, x)| (usize_to_string(i), x))
                     .collect(),
                 _ => Vec::new(),
             };
@@ -968,16 +990,13 @@ impl<'a> Engine<'a> {
             }
         }
         let props = schema_map(m.get("properties"));
-        let pats: Vec<pattern::Regex> = schema_map(m.get("patternProperties"))
-            .map(|pp| {
-                pp.keys()
-                    .filter_map(|k| pattern::compile(k, true, false).ok())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let pats = schema_map(m.get("patternProperties"));
         let mut ok = true;
         for (k, x) in o.iter() {
-            if props.is_some_and(|pr| pr.contains_key(k)) || pats.iter().any(|r| r.test(k)) {
+            // A pattern that does not compile matches nothing.
+            if props.is_some_and(|pr| pr.contains_key(k))
+                || pats.is_some_and(|pp| pp.keys().any(|r| self.test(r, k)))
+            {
                 continue;
             }
             if !(self.push_schema(cx, &Path::Key(p, k), ap, x) && cx.add_key(k)) {
@@ -1037,10 +1056,9 @@ impl<'a> Engine<'a> {
     fn k_pattern_properties(&self, cx: &mut Cx, p: &Path, pp: &Map, o: &Map) -> bool {
         let mut ok = true;
         for (pat, s) in pp.iter() {
-            let re = pattern::compile(pat, true, false).ok();
             for (k, x) in o.iter() {
                 if (ok || cx.all())
-                    && re.as_ref().is_some_and(|r| r.test(k))
+                    && self.test(pat, k)
                     && !(self.push_schema(cx, &Path::Key(p, k), s, x) && cx.add_key(k))
                 {
                     ok = false;
@@ -1188,19 +1206,19 @@ impl<'a> Engine<'a> {
 
 /// Build-time checks of `Compile(schema)`: every regex the compiled validator
 /// would construct, in TypeBox's build order. Returns V8's SyntaxError message.
-pub(crate) fn compile_check(root: &Value) -> Result<(), String> {
+pub(crate) fn compile_check(root: &Value, h: &dyn Host) -> Result<(), String> {
     let unevaluated = has_unevaluated(root);
     let mut seen: Vec<*const Value> = Vec::new();
-    walk(root, root, unevaluated, &mut seen, 0)
+    walk(h, root, root, unevaluated, &mut seen, 0)
 }
 
-fn regex_ok(src: &str) -> Result<(), String> {
-    pattern::compile(src, true, false)
-        .map(|_| ())
-        .map_err(|e| pattern::error_message(src, true, &e))
+/// `new RegExp(src, "u")`: V8's SyntaxError message when it does not compile.
+fn regex_ok(h: &dyn Host, src: &str) -> Result<(), String> {
+    h.regex_test(src, "u", "").map(|_| ())
 }
 
 fn walk(
+    h: &dyn Host,
     root: &Value,
     s: &Value,
     unev: bool,
@@ -1211,11 +1229,11 @@ fn walk(
         Value::Object(m) if depth < MAX_DEPTH => m,
         _ => return Ok(()),
     };
-    let sub = |x: &Value, seen: &mut Vec<*const Value>| walk(root, x, unev, seen, depth + 1);
+    let sub = |x: &Value, seen: &mut Vec<*const Value>| walk(h, root, x, unev, seen, depth + 1);
     if let Some(ap) = schema_kw(m, "additionalProperties") {
         let ignored = !unev && (ap == &TRUE || matches!(ap, Value::Object(o) if o.is_empty()));
         if !ignored && fast_additional(m).is_none() {
-            regex_ok(&properties_pattern(m))?;
+            regex_ok(h, &properties_pattern(m))?;
         }
         sub(ap, seen)?;
     }
@@ -1228,7 +1246,7 @@ fn walk(
         if let Some(map) = schema_map(m.get(key)) {
             for (k, x) in map.iter() {
                 if key == "patternProperties" {
-                    regex_ok(k)?;
+                    regex_ok(h, k)?;
                 }
                 sub(x, seen)?;
             }
@@ -1252,11 +1270,11 @@ fn walk(
         sub(x, seen)?;
     }
     if let Some(pat) = m.get("pattern").and_then(Value::as_str) {
-        regex_ok(pat)?;
+        regex_ok(h, pat)?;
     }
     for key in ["$ref", "$recursiveRef", "$dynamicRef"] {
         if let Some(r) = m.get(key).and_then(Value::as_str) {
-            if let Some(t) = Engine::new(root, None).resolve(r) {
+            if let Some(t) = Engine::new(root, None, h).resolve(r) {
                 if !seen.contains(&(t as *const Value)) {
                     seen.push(t as *const Value);
                     sub(t, seen)?;
