@@ -16,7 +16,8 @@ use web_sys::AbortController;
 use crate::agent_loop::{self, Sink};
 use crate::js::call::{self, optional_fn};
 use crate::js::errors::{self, msg};
-use crate::js::view::{self, view};
+use crate::js::glue;
+use crate::js::view;
 use crate::queue::{PendingQueue, QueueMode};
 
 #[wasm_bindgen(module = "/src/js/glue.js")]
@@ -38,6 +39,10 @@ extern "C" {
         event: &JsValue,
         signal: &JsValue,
     ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = unansweredToolCalls, catch)]
+    fn unanswered_tool_calls(messages: &JsValue) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_name = setHas)]
+    fn set_has(set: &JsValue, value: &JsValue) -> bool;
     #[wasm_bindgen(js_name = agentDeliver)]
     fn agent_deliver(state: &JsValue, listeners: &JsValue, signal: &JsValue) -> Function;
     #[wasm_bindgen(js_name = subscribe)]
@@ -616,7 +621,8 @@ fn run_with_lifecycle(core: Rc<Core>, kind: RunKind) -> Promise {
         let result = match outcome {
             Ok(()) => Ok(()),
             Err(error) => {
-                handle_run_failure(&core, &error, view(&signal).aborted().is_truthy()).await
+                let aborted = agent_loop::is_aborted(&signal);
+                handle_run_failure(&core, &error, aborted).await
             }
         };
         finish_run(&core);
@@ -670,20 +676,48 @@ async fn execute(core: &Rc<Core>, run: PreparedRun, signal: JsValue) -> Result<(
     Ok(())
 }
 
+/// `handleRunFailure`: the failure events an ended run gets. Before them, every
+/// tool call of the last assistant message that has no result gets one (and a
+/// `tool_execution_end` if it was started), so the transcript stays valid for the
+/// next request (a deviation: 1.4.0 leaves such calls unanswered). As in the
+/// reference, a listener that throws here stops the delivery and `prompt()`
+/// rejects with its error.
 async fn handle_run_failure(
     core: &Rc<Core>,
     error: &JsValue,
     aborted: bool,
 ) -> Result<(), JsValue> {
     let model = get(&core.state, "model");
-    let failure = agent_loop::failure_message(&model, error, aborted);
-    core.process_event(crate::js::glue::ev_message_start(&failure))
+    let failure = agent_loop::failure_message(&model, error, aborted)?;
+    let messages = get(&core.state, "messages");
+    let unanswered = unanswered_tool_calls(&messages)?;
+    if unanswered.length() > 0 {
+        let mut text = String::from("Tool call was not completed: the run ended early (");
+        text.push_str(
+            &get(&failure, "errorMessage")
+                .as_string()
+                .unwrap_or_default(),
+        );
+        text.push(')');
+        let pending = get(&core.state, "pendingToolCalls");
+        for call in unanswered.iter() {
+            let result = glue::error_tool_result(&JsValue::from_str(&text));
+            let id = get(&call, "id");
+            if set_has(&pending, &id) {
+                let end =
+                    glue::ev_tool_end(&id, &get(&call, "name"), &result, &JsValue::TRUE, None);
+                core.process_event(end).await?;
+            }
+            let message = glue::tool_result_message(&call, &result, &JsValue::TRUE, None)?;
+            core.process_event(glue::ev_message_start(&message)).await?;
+            core.process_event(glue::ev_message_end(&message)).await?;
+        }
+    }
+    core.process_event(glue::ev_message_start(&failure)).await?;
+    core.process_event(glue::ev_message_end(&failure)).await?;
+    core.process_event(glue::ev_turn_end(&failure, &Array::new()))
         .await?;
-    core.process_event(crate::js::glue::ev_message_end(&failure))
-        .await?;
-    core.process_event(crate::js::glue::ev_turn_end(&failure, &Array::new()))
-        .await?;
-    core.process_event(crate::js::glue::ev_agent_end(&Array::of1(&failure)))
+    core.process_event(glue::ev_agent_end(&Array::of1(&failure)))
         .await?;
     Ok(())
 }

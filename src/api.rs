@@ -181,7 +181,7 @@ extern "C" {
     fn tool_call_outcome(
         tool_call: &JsValue,
         result: &JsValue,
-        is_error: bool,
+        is_error: &JsValue,
         duration_ms: Option<f64>,
     ) -> JsValue;
 }
@@ -223,7 +223,7 @@ pub fn run_tool_call(
         Ok(tool_call_outcome(
             &f.tool_call,
             &f.result,
-            f.is_error,
+            &f.is_error,
             f.duration_ms,
         ))
     })

@@ -21,8 +21,8 @@ use crate::sse::SseFramer;
 
 #[wasm_bindgen(module = "/src/js/proxy.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = proxyPartial)]
-    fn proxy_partial(model: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = proxyPartial, catch)]
+    fn proxy_partial(model: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = proxyFetch, catch)]
     fn proxy_fetch(
         model: &JsValue,
@@ -70,14 +70,14 @@ extern "C" {
 extern "C" {
     #[wasm_bindgen(js_name = Object)]
     type ProxyView;
-    #[wasm_bindgen(method, getter, structural)]
-    fn signal(this: &ProxyView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    fn ok(this: &ProxyView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = contentIndex)]
-    fn content_index(this: &ProxyView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    fn delta(this: &ProxyView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    fn signal(this: &ProxyView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    fn ok(this: &ProxyView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = contentIndex)]
+    fn content_index(this: &ProxyView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    fn delta(this: &ProxyView) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = read)]
     fn read(this: &ProxyView) -> Result<Promise, JsValue>;
 }
@@ -96,20 +96,38 @@ pub fn stream_proxy(
 ) -> JsValue {
     crate::panic::install();
     let stream = glue::create_assistant_message_event_stream();
-    let partial = proxy_partial(&if view::is_object(&model) {
+    let model_object: JsValue = if view::is_object(&model) {
         model.clone()
     } else {
         Object::new().into()
-    });
-    let signal = view::get(&options, |_| options.unchecked_ref::<ProxyView>().signal());
+    };
+    // Reading the model or the signal may throw (getters): the stream then ends
+    // with that error instead of never ending.
+    let (partial, early) = match proxy_partial(&model_object) {
+        Ok(p) => (p, None),
+        Err(e) => (
+            proxy_partial(&Object::new().into()).unwrap_or(JsValue::UNDEFINED),
+            Some(e),
+        ),
+    };
+    let (signal, early) =
+        match view::get(&options, |_| options.unchecked_ref::<ProxyView>().signal()) {
+            Ok(signal) => (signal, early),
+            Err(e) => (JsValue::UNDEFINED, early.or(Some(e))),
+        };
     let s = stream.clone();
     spawn_local(async move {
         let handle: &EventStreamHandle = s.unchecked_ref();
         let mut state = ProxyState::default();
-        let outcome = read_stream(
-            &model, &context, &options, &partial, &signal, handle, &mut state,
-        )
-        .await;
+        let outcome = match early {
+            Some(e) => Err(e),
+            None => {
+                read_stream(
+                    &model, &context, &options, &partial, &signal, handle, &mut state,
+                )
+                .await
+            }
+        };
         match outcome {
             Ok(()) => {
                 if !state.saw_terminal {
@@ -126,7 +144,9 @@ pub fn stream_proxy(
                 } else {
                     "error"
                 };
-                handle.push(&fail_partial(&partial, reason, &errors::err_text(&error)));
+                let text = errors::err_text(&error)
+                    .unwrap_or_else(|_| JsValue::from_str(crate::agent_loop::UNDESCRIBED));
+                handle.push(&fail_partial(&partial, reason, &text));
             }
         }
         handle.end(&JsValue::UNDEFINED);
@@ -176,7 +196,7 @@ async fn fetch_and_read(
     watch: &AbortWatch,
 ) -> Result<(), JsValue> {
     let response = JsFuture::from(Promise::resolve(&proxy_fetch(model, context, options)?)).await?;
-    if !response.unchecked_ref::<ProxyView>().ok().is_truthy() {
+    if !response.unchecked_ref::<ProxyView>().ok()?.is_truthy() {
         let message = JsFuture::from(proxy_error_message(&response)).await?;
         return Err(errors::error(&message.as_string().unwrap_or_default()));
     }
@@ -197,13 +217,13 @@ async fn read_body(
     let reader_view: &ProxyView = reader.unchecked_ref();
     loop {
         let step = JsFuture::from(reader_view.read()?).await?;
-        if view(&step).done().is_truthy() {
+        if view(&step).done()?.is_truthy() {
             break;
         }
         if crate::agent_loop::is_aborted(signal) {
             return Err(errors::error(ABORTED));
         }
-        let chunk = view(&step).value();
+        let chunk = view(&step).value()?;
         let bytes = chunk
             .dyn_into::<Uint8Array>()
             .map_err(|_| errors::type_error("the response body yielded a non-byte chunk"))?;
@@ -235,7 +255,7 @@ fn process_line(
         }
         return Ok(());
     }
-    if view::is_str(&view(&r).kind(), "toolcall_delta") {
+    if view::is_str(&view(&r).kind()?, "toolcall_delta") {
         let out = toolcall_delta_event(&r, partial, state)?;
         stream.push(&out);
     } else if let Some(i) = index_of(&r) {
@@ -249,6 +269,7 @@ fn index_of(event: &JsValue) -> Option<u32> {
     let i = event
         .unchecked_ref::<ProxyView>()
         .content_index()
+        .ok()?
         .as_f64()?;
     (i >= 0.0 && i.fract() == 0.0 && i <= u32::MAX as f64).then_some(i as u32)
 }
@@ -259,9 +280,9 @@ fn toolcall_delta_event(
     state: &mut ProxyState,
 ) -> Result<JsValue, JsValue> {
     let e: &ProxyView = event.unchecked_ref();
-    let index = e.content_index();
+    let index = e.content_index()?;
     let block = toolcall_block(partial, &index)?;
-    let delta = e.delta();
+    let delta = e.delta()?;
     // `partialJson += delta`, with JavaScript's string conversion of odd values.
     let text = delta.as_string().unwrap_or_else(|| js_string(&delta));
     // A parser starts from the block's `partialJson` as it stands (`""` after

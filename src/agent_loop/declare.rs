@@ -10,8 +10,8 @@ use crate::js::glue;
 use crate::js::view::{self, view};
 use crate::transcript::{tool_changes, ToolSet};
 
-fn is_system(message: &JsValue) -> bool {
-    view::is_str(&view::get(message, |m| m.role()), "system")
+fn is_system(message: &JsValue) -> Result<bool, JsValue> {
+    Ok(view::is_str(&view::get(message, |m| m.role())?, "system"))
 }
 
 fn non_empty(list: &JsValue) -> bool {
@@ -21,23 +21,23 @@ fn non_empty(list: &JsValue) -> bool {
 /// Replays `toolsRemoved`/`toolsAdded` of every system message in order.
 fn replay(set: &mut ToolSet<JsValue>, messages: &Array) -> Result<(), JsValue> {
     for message in messages.iter() {
-        if !is_system(&message) {
+        if !is_system(&message)? {
             continue;
         }
-        let removed = view(&message).tools_removed();
+        let removed = view(&message).tools_removed()?;
         if view::is_object(&removed) {
             for tool in glue::to_array(&removed)?.iter() {
                 set.remove(
-                    &view::get(&tool, |t| t.name())
+                    &view::get(&tool, |t| t.name())?
                         .as_string()
                         .unwrap_or_default(),
                 );
             }
         }
-        let added = view(&message).tools_added();
+        let added = view(&message).tools_added()?;
         if view::is_object(&added) {
             for tool in glue::to_array(&added)?.iter() {
-                let name = view::get(&tool, |t| t.name())
+                let name = view::get(&tool, |t| t.name())?
                     .as_string()
                     .unwrap_or_default();
                 set.set(name, tool);
@@ -107,20 +107,20 @@ impl ToolReplay {
 
 /// Applies one system message's `toolsRemoved`, then `toolsAdded`.
 fn apply(set: &mut ToolSet<JsValue>, message: &JsValue) -> Result<(), JsValue> {
-    let removed = view(message).tools_removed();
+    let removed = view(message).tools_removed()?;
     if view::is_object(&removed) {
         for tool in glue::to_array(&removed)?.iter() {
             set.remove(
-                &view::get(&tool, |t| t.name())
+                &view::get(&tool, |t| t.name())?
                     .as_string()
                     .unwrap_or_default(),
             );
         }
     }
-    let added = view(message).tools_added();
+    let added = view(message).tools_added()?;
     if view::is_object(&added) {
         for tool in glue::to_array(&added)?.iter() {
-            let name = view::get(&tool, |t| t.name())
+            let name = view::get(&tool, |t| t.name())?
                 .as_string()
                 .unwrap_or_default();
             set.set(name, tool);
@@ -136,7 +136,7 @@ fn declarations(
     let mut out = Vec::new();
     for tool in tools {
         let pair = glue::tool_declaration(&tool)?;
-        let name = view::get(&tool, |t| t.name())
+        let name = view::get(&tool, |t| t.name())?
             .as_string()
             .unwrap_or_default();
         out.push((
@@ -154,13 +154,19 @@ pub fn declare_tool_changes(
     cache: &ReplayCache,
 ) -> Result<Array, JsValue> {
     let len = pending.length();
-    let system_index = (0..len).rev().find(|&i| is_system(&pending.get(i)));
+    let mut system_index = None;
+    for i in (0..len).rev() {
+        if is_system(&pending.get(i))? {
+            system_index = Some(i);
+            break;
+        }
+    }
     let pending_system = system_index.map(|i| pending.get(i));
     let empty = Array::new();
     let baseline = match (system_index, &pending_system) {
         (Some(index), Some(message)) => {
             let copy = Array::from(pending);
-            copy.set(index, glue::with_tool_changes(message, &empty, &empty));
+            copy.set(index, glue::with_tool_changes(message, &empty, &empty)?);
             copy
         }
         _ => pending.clone(),
@@ -172,7 +178,7 @@ pub fn declare_tool_changes(
         .clone();
     replay(&mut set, &baseline)?;
     let previous = declarations(set.iter().map(|(_, d)| d.clone()))?;
-    let tools = view::get(context, |c| c.tools());
+    let tools = view::get(context, |c| c.tools())?;
     let current = if view::is_object(&tools) {
         declarations(glue::to_array(&tools)?.iter())?
     } else {
@@ -203,21 +209,25 @@ pub fn declare_tool_changes(
 
     if let (Some(index), Some(message)) = (system_index, pending_system) {
         if unchanged
-            && !non_empty(&view(&message).tools_added())
-            && !non_empty(&view(&message).tools_removed())
+            && !non_empty(&view(&message).tools_added()?)
+            && !non_empty(&view(&message).tools_removed()?)
         {
             return Ok(pending.clone());
         }
-        baseline.set(index, glue::with_tool_changes(&message, &added, &removed));
+        baseline.set(index, glue::with_tool_changes(&message, &added, &removed)?);
         return Ok(baseline);
     }
     if unchanged {
         return Ok(pending.clone());
     }
     let update = glue::tool_update_message(&added, &removed);
-    let insert_at = (0..len)
-        .find(|&i| !is_system(&pending.get(i)))
-        .unwrap_or(len);
+    let mut insert_at = len;
+    for i in 0..len {
+        if !is_system(&pending.get(i))? {
+            insert_at = i;
+            break;
+        }
+    }
     let out = Array::new();
     for i in 0..len {
         if i == insert_at {

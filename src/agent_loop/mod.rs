@@ -112,32 +112,32 @@ pub struct Hooks {
 extern "C" {
     #[wasm_bindgen(js_name = Object)]
     type ConfigView;
-    #[wasm_bindgen(method, getter, structural, js_name = convertToLlm)]
-    fn convert_to_llm(this: &ConfigView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = transformContext)]
-    fn transform_context(this: &ConfigView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = getApiKey)]
-    fn get_api_key(this: &ConfigView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = finishTurn)]
-    fn finish_turn(this: &ConfigView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = prepareRequest)]
-    fn prepare_request(this: &ConfigView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = prepareNextTurn)]
-    fn prepare_next_turn(this: &ConfigView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = getSteeringMessages)]
-    fn get_steering_messages(this: &ConfigView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = getFollowUpMessages)]
-    fn get_follow_up_messages(this: &ConfigView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = beforeToolCall)]
-    fn before_tool_call(this: &ConfigView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = afterToolCall)]
-    fn after_tool_call(this: &ConfigView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = toolExecution)]
-    fn tool_execution(this: &ConfigView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = apiKey)]
-    pub fn api_key(this: &ConfigView) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn identity(this: &ConfigView) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = convertToLlm)]
+    fn convert_to_llm(this: &ConfigView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = transformContext)]
+    fn transform_context(this: &ConfigView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = getApiKey)]
+    fn get_api_key(this: &ConfigView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = finishTurn)]
+    fn finish_turn(this: &ConfigView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = prepareRequest)]
+    fn prepare_request(this: &ConfigView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = prepareNextTurn)]
+    fn prepare_next_turn(this: &ConfigView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = getSteeringMessages)]
+    fn get_steering_messages(this: &ConfigView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = getFollowUpMessages)]
+    fn get_follow_up_messages(this: &ConfigView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = beforeToolCall)]
+    fn before_tool_call(this: &ConfigView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = afterToolCall)]
+    fn after_tool_call(this: &ConfigView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = toolExecution)]
+    fn tool_execution(this: &ConfigView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = apiKey)]
+    pub fn api_key(this: &ConfigView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn identity(this: &ConfigView) -> Result<JsValue, JsValue>;
 }
 
 impl Hooks {
@@ -151,18 +151,18 @@ impl Hooks {
         }
         let c: &ConfigView = config.unchecked_ref();
         Ok(Hooks {
-            convert_to_llm: optional_fn(c.convert_to_llm(), "config.convertToLlm")?
+            convert_to_llm: optional_fn(c.convert_to_llm()?, "config.convertToLlm")?
                 .unwrap_or_else(glue::default_convert_to_llm),
-            transform_context: optional_fn(c.transform_context(), "config.transformContext")?,
-            get_api_key: optional_fn(c.get_api_key(), "config.getApiKey")?,
-            finish_turn: optional_fn(c.finish_turn(), "config.finishTurn")?,
-            prepare_request: optional_fn(c.prepare_request(), "config.prepareRequest")?,
-            prepare_next_turn: optional_fn(c.prepare_next_turn(), "config.prepareNextTurn")?,
-            get_steering: optional_fn(c.get_steering_messages(), "config.getSteeringMessages")?,
-            get_follow_up: optional_fn(c.get_follow_up_messages(), "config.getFollowUpMessages")?,
-            before_tool_call: optional_fn(c.before_tool_call(), "config.beforeToolCall")?,
-            after_tool_call: optional_fn(c.after_tool_call(), "config.afterToolCall")?,
-            sequential: view::is_str(&c.tool_execution(), "sequential"),
+            transform_context: optional_fn(c.transform_context()?, "config.transformContext")?,
+            get_api_key: optional_fn(c.get_api_key()?, "config.getApiKey")?,
+            finish_turn: optional_fn(c.finish_turn()?, "config.finishTurn")?,
+            prepare_request: optional_fn(c.prepare_request()?, "config.prepareRequest")?,
+            prepare_next_turn: optional_fn(c.prepare_next_turn()?, "config.prepareNextTurn")?,
+            get_steering: optional_fn(c.get_steering_messages()?, "config.getSteeringMessages")?,
+            get_follow_up: optional_fn(c.get_follow_up_messages()?, "config.getFollowUpMessages")?,
+            before_tool_call: optional_fn(c.before_tool_call()?, "config.beforeToolCall")?,
+            after_tool_call: optional_fn(c.after_tool_call()?, "config.afterToolCall")?,
+            sequential: view::is_str(&c.tool_execution()?, "sequential"),
         })
     }
 }
@@ -241,12 +241,12 @@ impl Run {
 
 /// `signal?.aborted`.
 pub fn is_aborted(signal: &JsValue) -> bool {
-    view::is_object(signal) && view(signal).aborted().is_truthy()
+    view::is_object(signal) && view(signal).aborted().is_ok_and(|a| a.is_truthy())
 }
 
 /// `context.messages` as an array, or a `TypeError` saying what is wrong.
 pub fn messages_of(context: &JsValue) -> Result<Array, JsValue> {
-    let messages = view::get(context, |c| c.messages());
+    let messages = view::get(context, |c| c.messages())?;
     if Array::is_array(&messages) {
         Ok(messages.unchecked_into())
     } else {
@@ -262,7 +262,7 @@ pub fn check_continue(context: &JsValue) -> Result<(), JsValue> {
         return Err(errors::error(msg::CONTINUE_NO_MESSAGES));
     }
     let last = messages.get(len - 1);
-    if view::is_str(&view::get(&last, |m| m.role()), "assistant") {
+    if view::is_str(&view::get(&last, |m| m.role())?, "assistant") {
         return Err(errors::error(msg::CONTINUE_FROM_ASSISTANT));
     }
     Ok(())
@@ -286,7 +286,7 @@ pub async fn run_agent_loop(
     let base = messages_of(&context)?;
     let initial = declare::declare_tool_changes(&context, &prompts, &replay)?;
     let new_messages = Array::from(&initial);
-    let current = glue::context_with(&context, &base.concat(&initial));
+    let current = glue::context_with(&context, &base.concat(&initial))?;
     let run = Run::new(sink, signal, config, current, new_messages.clone(), replay)?;
     run.emit(glue::ev_agent_start()).await?;
     run.emit(glue::ev_turn_start()).await?;
@@ -312,7 +312,7 @@ pub async fn run_agent_loop_continue(
     check_continue(&context)?;
     let new_messages = Array::new();
     // A shallow copy that shares `messages` with the caller, as in the reference.
-    let current = glue::shallow(&context);
+    let current = glue::shallow(&context)?;
     let run = Run::new(sink, signal, config, current, new_messages.clone(), replay)?;
     run.emit(glue::ev_agent_start()).await?;
     run.emit(glue::ev_turn_start()).await?;
@@ -335,9 +335,14 @@ fn resolve_stream_fn(stream_fn: JsValue) -> Result<Function, JsValue> {
 /// emits for a failed run, instead of leaving its consumers waiting forever
 /// (the reference never ends the stream; see the README's deviations).
 pub fn fail_stream(stream: &JsValue, config: &JsValue, error: &JsValue, aborted: bool) {
-    let model = view::get(config, |c| c.model());
-    let failure = failure_message(&model, error, aborted);
+    let model = view::get(config, |c| c.model()).unwrap_or(JsValue::UNDEFINED);
     let stream: &EventStreamHandle = stream.unchecked_ref();
+    let failure = failure_message(&model, error, aborted)
+        .or_else(|e| failure_message(&JsValue::UNDEFINED, &e, aborted))
+        .unwrap_or_else(|_| {
+            let text = JsValue::from_str(UNDESCRIBED);
+            failure_message(&JsValue::UNDEFINED, &text, aborted).unwrap_or(text)
+        });
     stream.push(&glue::ev_message_start(&failure));
     stream.push(&glue::ev_message_end(&failure));
     stream.push(&glue::ev_turn_end(&failure, &Array::new()));
@@ -346,8 +351,17 @@ pub fn fail_stream(stream: &JsValue, config: &JsValue, error: &JsValue, aborted:
     stream.end(&messages);
 }
 
-/// The assistant message that records a failed run (`handleRunFailure`).
-pub fn failure_message(model: &JsValue, error: &JsValue, aborted: bool) -> JsValue {
+/// The text of a failure whose error could not even be turned into a string.
+pub const UNDESCRIBED: &str = "Unknown error (converting the thrown value to a string threw too)";
+
+/// The assistant message that records a failed run (`handleRunFailure`). Fails
+/// when the error cannot be turned into text (its `toString` throws) or the
+/// model's fields cannot be read, as in the reference.
+pub fn failure_message(
+    model: &JsValue,
+    error: &JsValue,
+    aborted: bool,
+) -> Result<JsValue, JsValue> {
     let model = if view::is_object(model) {
         model.clone()
     } else {
@@ -356,7 +370,7 @@ pub fn failure_message(model: &JsValue, error: &JsValue, aborted: bool) -> JsVal
     glue::failure_message(
         &model,
         if aborted { "aborted" } else { "error" },
-        &errors::err_text(error),
+        &errors::err_text(error)?,
         &crate::agent::empty_usage(),
     )
 }

@@ -9,6 +9,7 @@ use wasm_bindgen_futures::JsFuture;
 use super::run::thinking_level;
 use super::{ConfigView, Run};
 use crate::js::call;
+use crate::js::errors;
 use crate::js::glue;
 use crate::js::view::{self, view};
 
@@ -30,12 +31,10 @@ const KIND_START: u32 = 1;
 const KIND_UPDATE: u32 = 2;
 const KIND_TERMINAL: u32 = 3;
 
-#[wasm_bindgen]
+#[wasm_bindgen(module = "/src/js/glue.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = Object)]
-    type StreamView;
-    #[wasm_bindgen(method, catch)]
-    fn result(this: &StreamView) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = finalResult, catch)]
+    fn final_result(stream: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 pub async fn stream_assistant_response(
@@ -54,22 +53,22 @@ pub async fn stream_assistant_response(
     let llm_context = js_sys::Object::new();
     js_sys::Reflect::set(&llm_context, &JsValue::from_str("messages"), &llm_messages)?;
 
-    let model = view(&config).model();
+    let model = view(&config).model()?;
     let mut api_key = match &hooks.get_api_key {
         Some(f) => {
-            let provider = view::get(&model, |m| m.provider());
+            let provider = view::get(&model, |m| m.provider())?;
             call::call(f, &config, &[&provider]).await?
         }
         None => JsValue::UNDEFINED,
     };
     if !api_key.is_truthy() {
-        api_key = config.unchecked_ref::<ConfigView>().api_key();
+        api_key = config.unchecked_ref::<ConfigView>().api_key()?;
     }
     let identity = glue::merge_identity(
         &glue::default_identity(),
-        &config.unchecked_ref::<ConfigView>().identity(),
-    );
-    let options = glue::stream_options(&config, &api_key, &identity, &run.signal);
+        &config.unchecked_ref::<ConfigView>().identity()?,
+    )?;
+    let options = glue::stream_options(&config, &api_key, &identity, &run.signal)?;
     let response = call::call(
         stream_fn,
         &JsValue::UNDEFINED,
@@ -77,7 +76,7 @@ pub async fn stream_assistant_response(
     )
     .await?;
 
-    let level = thinking_level(&config);
+    let level = thinking_level(&config)?;
     let target = messages_array(&context)?;
     let iterator = glue::open_iterator(&response)?;
     let mut partial: Option<JsValue> = None;
@@ -89,21 +88,21 @@ pub async fn stream_assistant_response(
             continue;
         }
         let step = call::settle(glue::next_result(&iterator)?).await?;
-        if view(&step).done().is_truthy() {
+        if view(&step).done()?.is_truthy() {
             break;
         }
-        let event = view(&step).value();
-        match glue::event_kind(&event) {
+        let event = view(&step).value()?;
+        match glue::event_kind(&event)? {
             KIND_START => {
-                let p = view(&event).partial();
+                let p = view(&event).partial()?;
                 target.push(&p);
-                run.emit(glue::ev_message_start_copy(&p)).await?;
+                run.emit(glue::ev_message_start_copy(&p)?).await?;
                 partial = Some(p);
             }
             KIND_UPDATE if partial.is_some() => {
-                let p = view(&event).partial();
+                let p = view(&event).partial()?;
                 replace_last(&target, &p);
-                run.emit(glue::ev_message_update(&p, &event)).await?;
+                run.emit(glue::ev_message_update(&p, &event)?).await?;
                 partial = Some(p);
             }
             KIND_TERMINAL => {
@@ -122,14 +121,19 @@ async fn finish(
     added_partial: bool,
     level: &JsValue,
 ) -> Result<JsValue, JsValue> {
-    let pending = response.unchecked_ref::<StreamView>().result()?;
+    let pending = final_result(response)?;
     let message = JsFuture::from(Promise::resolve(&pending)).await?;
+    if !view::is_object(&message) {
+        return Err(errors::type_error(
+            "The stream function's result() must resolve to an assistant message object",
+        ));
+    }
     let message = glue::stamp_thinking(&message, level)?;
     if added_partial {
         replace_last(target, &message);
     } else {
         target.push(&message);
-        run.emit(glue::ev_message_start_copy(&message)).await?;
+        run.emit(glue::ev_message_start_copy(&message)?).await?;
     }
     run.emit(glue::ev_message_end(&message)).await?;
     Ok(message)

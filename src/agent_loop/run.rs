@@ -11,38 +11,39 @@ use crate::js::glue;
 use crate::js::view::{self, view};
 
 /// What a hook's `{ context?, model?, thinkingLevel? }` update changes.
-fn apply_update(run: &Run, update: &JsValue) {
-    let context = view(update).context();
+fn apply_update(run: &Run, update: &JsValue) -> Result<(), JsValue> {
+    let context = view(update).context()?;
     if !context.is_undefined() && !context.is_null() {
         *run.context.borrow_mut() = context;
     }
     let config = run.config();
     let c = view(&config);
-    let model = view(update).model();
+    let model = view(update).model()?;
     let model = if model.is_undefined() || model.is_null() {
-        c.model()
+        c.model()?
     } else {
         model
     };
-    let level = view(update).thinking_level();
+    let level = view(update).thinking_level()?;
     let reasoning = if level.is_undefined() {
-        c.reasoning()
+        c.reasoning()?
     } else if view::is_str(&level, "off") {
         JsValue::UNDEFINED
     } else {
         level
     };
-    *run.config.borrow_mut() = glue::config_with(&config, &model, &reasoning);
+    *run.config.borrow_mut() = glue::config_with(&config, &model, &reasoning)?;
+    Ok(())
 }
 
 /// `config.reasoning ?? "off"`.
-pub fn thinking_level(config: &JsValue) -> JsValue {
-    let level = view::get(config, |c| c.reasoning());
-    if level.is_undefined() || level.is_null() {
+pub fn thinking_level(config: &JsValue) -> Result<JsValue, JsValue> {
+    let level = view::get(config, |c| c.reasoning())?;
+    Ok(if level.is_undefined() || level.is_null() {
         JsValue::from_str("off")
     } else {
         level
-    }
+    })
 }
 
 pub async fn run_loop(
@@ -67,11 +68,11 @@ pub async fn run_loop(
                 if let Some(f) = &hooks.prepare_next_turn {
                     let update = call::call(f, &run.config(), &[turn]).await?;
                     if update.is_truthy() {
-                        let messages = view(&update).messages();
+                        let messages = view(&update).messages()?;
                         if !messages.is_undefined() && !messages.is_null() {
                             prepared = glue::to_array(&messages)?;
                         }
-                        apply_update(run, &update);
+                        apply_update(run, &update)?;
                     }
                 }
                 if pending.length() == 0 {
@@ -93,19 +94,19 @@ pub async fn run_loop(
                 let config = run.config();
                 let request = glue::request_context(
                     &run.context(),
-                    &view(&config).model(),
-                    &thinking_level(&config),
+                    &view(&config).model()?,
+                    &thinking_level(&config)?,
                 );
                 let update = call::call(f, &config, &[&request, &run.signal]).await?;
                 if update.is_truthy() {
-                    apply_update(run, &update);
+                    apply_update(run, &update)?;
                 }
             }
 
             let message = request::stream_assistant_response(run, stream_fn).await?;
             run.new_messages.push(&message);
 
-            let stop = view::get(&message, |m| m.stop_reason());
+            let stop = view::get(&message, |m| m.stop_reason())?;
             if view::is_str(&stop, "error") || view::is_str(&stop, "aborted") {
                 let turn =
                     glue::turn_context(&message, &Array::new(), &run.context(), &run.new_messages);
@@ -117,7 +118,7 @@ pub async fn run_loop(
                 return Ok(());
             }
 
-            let tool_calls = tools::tool_calls_of(&message);
+            let tool_calls = tools::tool_calls_of(&message)?;
             let tool_results = Array::new();
             more_tool_calls = false;
             if tool_calls.length() > 0 {
@@ -144,7 +145,7 @@ pub async fn run_loop(
             last_turn = Some(turn);
             run.emit(glue::ev_turn_end(&message, &tool_results)).await?;
 
-            let action = view::get(&decision, |d| d.action());
+            let action = view::get(&decision, |d| d.action())?;
             if view::is_str(&action, "end") {
                 run.emit(glue::ev_agent_end(&run.new_messages)).await?;
                 return Ok(());

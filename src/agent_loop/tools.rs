@@ -2,9 +2,15 @@
 //! `beforeToolCall`, `execute` with progress updates, `afterToolCall`, and the
 //! sequential, parallel and truncated batches that turn calls into results.
 //!
-//! Deviation from 1.4.0, as in 1.6.0: an aborted signal is checked before
-//! anything else, and an abort no longer stops a batch half-way, so every tool
-//! call of an assistant message gets exactly one result.
+//! Deviations from 1.4.0 (see the README), all so that no tool call is left
+//! without a result: as in 1.6.0, an aborted signal is checked before anything
+//! else and an abort no longer stops a batch half-way; running tools are always
+//! awaited, and when delivering an event fails (a listener threw), the batch
+//! still finishes every call and emits every result message before the run fails.
+//!
+//! Errors follow the reference's `try` blocks: a failure inside preparation,
+//! `execute` or `afterToolCall` becomes an error result; reading the call itself
+//! (its `name`, `id`) or turning an error into text failing ends the run.
 
 use js_sys::{Array, Function};
 use std::cell::RefCell;
@@ -26,11 +32,12 @@ pub struct Batch {
     pub terminate: bool,
 }
 
-/// A call's outcome: the result object, its error flag, and `durationMs` when it ran.
+/// A call's outcome: the result object, its error flag (whatever value
+/// `afterToolCall` gave, as in the reference), and `durationMs` when it ran.
 pub struct Finalized {
     pub tool_call: JsValue,
     pub result: JsValue,
-    pub is_error: bool,
+    pub is_error: JsValue,
     pub duration_ms: Option<f64>,
 }
 
@@ -50,33 +57,52 @@ pub struct ToolHooks<'a> {
     pub after: Option<&'a Function>,
 }
 
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    /// `[onUpdate, close]`: a function safe to call at any time that forwards to
+    /// `forward` only until `close()` (late calls are ignored, as in the reference).
+    #[wasm_bindgen(js_name = updateGate)]
+    fn update_gate(forward: &JsValue) -> Array;
+    /// Marks a promise as handled now; its rejection is still seen when awaited.
+    #[wasm_bindgen(js_name = markHandled)]
+    fn mark_handled(value: &JsValue);
+    #[wasm_bindgen(js_name = jsString, catch)]
+    fn js_string(value: &JsValue) -> Result<String, JsValue>;
+}
+
 /// `message.content.filter(c => c.type === "toolCall")`.
-pub fn tool_calls_of(message: &JsValue) -> Array {
+pub fn tool_calls_of(message: &JsValue) -> Result<Array, JsValue> {
     let out = Array::new();
-    let content = view::get(message, |m| m.content());
+    let content = view::get(message, |m| m.content())?;
     if Array::is_array(&content) {
         for block in content.unchecked_into::<Array>().iter() {
-            if view::is_str(&view::get(&block, |b| b.kind()), "toolCall") {
+            if view::is_str(&view::get(&block, |b| b.kind())?, "toolCall") {
                 out.push(&block);
             }
         }
     }
-    out
+    Ok(out)
 }
 
 fn error_result(text: &str) -> JsValue {
     glue::error_tool_result(&JsValue::from_str(text))
 }
 
-fn find_tool(tools: &JsValue, name: &JsValue) -> Option<JsValue> {
+/// An error result whose text is the reference's errText of `error`.
+fn error_result_of(error: &JsValue) -> Result<JsValue, JsValue> {
+    Ok(glue::error_tool_result(&errors::err_text(error)?))
+}
+
+fn find_tool(tools: &JsValue, name: &JsValue) -> Result<Option<JsValue>, JsValue> {
     if !Array::is_array(tools) {
-        return None;
+        return Ok(None);
     }
-    let name = name.as_string();
-    tools
-        .unchecked_ref::<Array>()
-        .iter()
-        .find(|t| view::get(t, |t| t.name()).as_string() == name)
+    for tool in tools.unchecked_ref::<Array>().iter() {
+        if view::get(&tool, |t| t.name())? == *name {
+            return Ok(Some(tool));
+        }
+    }
+    Ok(None)
 }
 
 async fn prepare_tool_call(
@@ -86,27 +112,21 @@ async fn prepare_tool_call(
     hooks: &ToolHooks<'_>,
     signal: &JsValue,
     tools: &JsValue,
-) -> Preparation {
+) -> Result<Preparation, JsValue> {
     if is_aborted(signal) {
-        return Preparation::Immediate(error_result(msg::OPERATION_ABORTED));
+        return Ok(Preparation::Immediate(error_result(msg::OPERATION_ABORTED)));
     }
-    let name = view::get(tool_call, |c| c.name());
-    let Some(tool) = find_tool(tools, &name) else {
+    let name = view::get(tool_call, |c| c.name())?;
+    let Some(tool) = find_tool(tools, &name)? else {
         let mut text = String::from("Tool ");
-        text.push_str(&name.as_string().unwrap_or_else(|| js_string(&name)));
+        text.push_str(&js_string(&name)?);
         text.push_str(" not found");
-        return Preparation::Immediate(error_result(&text));
+        return Ok(Preparation::Immediate(error_result(&text)));
     };
     match prepare_checked(context, assistant, tool_call, &tool, hooks, signal).await {
-        Ok(p) => p,
-        Err(error) => Preparation::Immediate(glue::error_tool_result(&errors::err_text(&error))),
+        Ok(p) => Ok(p),
+        Err(error) => Ok(Preparation::Immediate(error_result_of(&error)?)),
     }
-}
-
-fn js_string(value: &JsValue) -> String {
-    js_sys::JsString::from(value.clone())
-        .as_string()
-        .unwrap_or_default()
 }
 
 async fn prepare_checked(
@@ -117,19 +137,19 @@ async fn prepare_checked(
     hooks: &ToolHooks<'_>,
     signal: &JsValue,
 ) -> Result<Preparation, JsValue> {
-    let prepared_call =
-        match call::optional_fn(view(tool).prepare_arguments(), "tool.prepareArguments")? {
-            None => tool_call.clone(),
-            Some(f) => {
-                let original = view(tool_call).arguments();
-                let p = f.call1(tool, &original)?;
-                if p == original {
-                    tool_call.clone()
-                } else {
-                    glue::with_arguments(tool_call, &p)
-                }
+    let prepare = call::optional_fn(view(tool).prepare_arguments()?, "tool.prepareArguments")?;
+    let prepared_call = match prepare {
+        None => tool_call.clone(),
+        Some(f) => {
+            let original = view(tool_call).arguments()?;
+            let p = f.call1(tool, &original)?;
+            if p == original {
+                tool_call.clone()
+            } else {
+                glue::with_arguments(tool_call, &p)?
             }
-        };
+        }
+    };
     let args = validate::validate_tool_arguments(tool, &prepared_call)?;
     if let Some(before) = hooks.before {
         let ctx = glue::before_context(assistant, tool_call, &args, context);
@@ -137,15 +157,15 @@ async fn prepare_checked(
         if is_aborted(signal) {
             return Ok(Preparation::Immediate(error_result(msg::OPERATION_ABORTED)));
         }
-        if view::is_object(&r) && view(&r).block().is_truthy() {
-            let reason = view(&r).reason();
+        if view::is_object(&r) && view(&r).block()?.is_truthy() {
+            let reason = view(&r).reason()?;
             let text = if reason.is_truthy() {
                 reason
             } else {
                 JsValue::from_str(msg::TOOL_BLOCKED)
             };
             let result = glue::error_tool_result(&text);
-            if view(&r).terminate() == JsValue::TRUE {
+            if view(&r).terminate()? == JsValue::TRUE {
                 js_sys::Reflect::set(&result, &JsValue::from_str("terminate"), &JsValue::TRUE)?;
             }
             return Ok(Preparation::Immediate(result));
@@ -161,7 +181,7 @@ async fn prepare_checked(
 /// What `execute` produced, before `afterToolCall`.
 struct Executed {
     result: JsValue,
-    is_error: bool,
+    is_error: JsValue,
     duration_ms: f64,
     /// The first failure of an update's sink (a listener that threw). The call
     /// still gets its result; the batch reports this error once every call has one.
@@ -176,12 +196,14 @@ pub enum UpdateSink {
     Callback(Option<Function>),
 }
 
-#[wasm_bindgen(module = "/src/js/glue.js")]
-extern "C" {
-    /// `[onUpdate, close]`: a function safe to call at any time that forwards to
-    /// `forward` only until `close()` (late calls are ignored, as in the reference).
-    #[wasm_bindgen(js_name = updateGate)]
-    fn update_gate(forward: &JsValue) -> Array;
+fn tool_update_event(tool_call: &JsValue, partial: &JsValue) -> Result<JsValue, JsValue> {
+    let c = view(tool_call);
+    Ok(glue::ev_tool_update(
+        &c.id()?,
+        &c.name()?,
+        &c.arguments()?,
+        partial,
+    ))
 }
 
 async fn execute_prepared(
@@ -190,38 +212,39 @@ async fn execute_prepared(
     args: &JsValue,
     signal: &JsValue,
     updates: UpdateSink,
-) -> Executed {
+) -> Result<Executed, JsValue> {
     // Each accepted update is started at once (its event emitted synchronously, as
-    // in the reference) and its promise awaited after `execute` settles.
+    // in the reference) and its promise awaited after `execute` settles; the
+    // promise is marked handled at once, so a listener's rejection is not reported
+    // as unhandled in the meantime.
     let pending: Rc<RefCell<Vec<JsValue>>> = Rc::new(RefCell::new(Vec::new()));
     let forward = {
         let pending = pending.clone();
         let tool_call = tool_call.clone();
         Closure::<dyn FnMut(JsValue)>::new(move |partial: JsValue| {
-            let promise: JsValue = match &updates {
+            let started = match &updates {
                 UpdateSink::Run(sink) => {
-                    let c = view(&tool_call);
-                    let event = glue::ev_tool_update(&c.id(), &c.name(), &c.arguments(), &partial);
-                    // Delivered synchronously, as the reference does; the rest is awaited later.
-                    sink.start(&event)
-                        .unwrap_or_else(|e| js_sys::Promise::reject(&e).into())
+                    tool_update_event(&tool_call, &partial).and_then(|event| sink.start(&event))
                 }
-                UpdateSink::Callback(Some(f)) => f
-                    .call1(&JsValue::UNDEFINED, &partial)
-                    .unwrap_or_else(|e| js_sys::Promise::reject(&e).into()),
+                UpdateSink::Callback(Some(f)) => f.call1(&JsValue::UNDEFINED, &partial),
                 UpdateSink::Callback(None) => return,
             };
+            let promise = started.unwrap_or_else(|e| js_sys::Promise::reject(&e).into());
+            mark_handled(&promise);
             pending.borrow_mut().push(promise);
         })
     };
     let gate = update_gate(forward.as_ref());
     let on_update = gate.get(0);
     let start = glue::mono();
-    let outcome = match call::optional_fn(view(tool).execute(), "tool.execute") {
-        Ok(Some(execute)) => {
-            let id = view(tool_call).id();
-            call::call(&execute, tool, &[&id, args, signal, &on_update]).await
-        }
+    let outcome = match view(tool)
+        .execute()
+        .and_then(|f| call::optional_fn(f, "tool.execute"))
+    {
+        Ok(Some(execute)) => match view(tool_call).id() {
+            Ok(id) => call::call(&execute, tool, &[&id, args, signal, &on_update]).await,
+            Err(e) => Err(e),
+        },
         Ok(None) => Err(errors::type_error("tool.execute is not a function")),
         Err(e) => Err(e),
     };
@@ -244,20 +267,20 @@ async fn execute_prepared(
             } else {
                 "Cannot read properties of undefined (reading 'isError')"
             };
-            (error_result(text), true)
+            (error_result(text), JsValue::TRUE)
         }
-        Ok(result) => {
-            let is_error = view(&result).is_error() == JsValue::TRUE;
-            (result, is_error)
-        }
-        Err(error) => (glue::error_tool_result(&errors::err_text(&error)), true),
+        Ok(result) => match view(&result).is_error() {
+            Ok(flag) => (result, JsValue::from_bool(flag == JsValue::TRUE)),
+            Err(error) => (error_result_of(&error)?, JsValue::TRUE),
+        },
+        Err(error) => (error_result_of(&error)?, JsValue::TRUE),
     };
-    Executed {
+    Ok(Executed {
         result,
         is_error,
         duration_ms,
         update_error,
-    }
+    })
 }
 
 async fn finalize(
@@ -268,21 +291,25 @@ async fn finalize(
     executed: Executed,
     hooks: &ToolHooks<'_>,
     signal: &JsValue,
-) -> (Finalized, Option<JsValue>) {
+) -> Result<(Finalized, Option<JsValue>), JsValue> {
     let mut result = executed.result;
     let mut is_error = executed.is_error;
     if let Some(after) = hooks.after {
-        let ctx = glue::after_context(assistant, tool_call, args, &result, is_error, context);
-        match call::call(after, hooks.this, &[&ctx, signal]).await {
-            Ok(r) if r.is_truthy() => {
-                let merged = glue::apply_after_tool_call(&result, is_error, &r);
-                result = merged.get(0);
-                is_error = merged.get(1).is_truthy();
+        let ctx = glue::after_context(assistant, tool_call, args, &result, &is_error, context);
+        let merged = match call::call(after, hooks.this, &[&ctx, signal]).await {
+            Ok(r) if r.is_truthy() => glue::apply_after_tool_call(&result, &is_error, &r).map(Some),
+            Ok(_) => Ok(None),
+            Err(error) => Err(error),
+        };
+        match merged {
+            Ok(Some(pair)) => {
+                result = pair.get(0);
+                is_error = pair.get(1);
             }
-            Ok(_) => {}
+            Ok(None) => {}
             Err(error) => {
-                result = glue::error_tool_result(&errors::err_text(&error));
-                is_error = true;
+                result = error_result_of(&error)?;
+                is_error = JsValue::TRUE;
             }
         }
     }
@@ -292,61 +319,83 @@ async fn finalize(
         is_error,
         duration_ms: Some(executed.duration_ms),
     };
-    (finalized, executed.update_error)
+    Ok((finalized, executed.update_error))
 }
 
 async fn emit_end(run: &Run, f: &Finalized) -> Result<(), JsValue> {
     let c = view(&f.tool_call);
-    run.emit(glue::ev_tool_end(
-        &c.id(),
-        &c.name(),
-        &f.result,
-        f.is_error,
-        f.duration_ms,
-    ))
-    .await
+    let event = glue::ev_tool_end(&c.id()?, &c.name()?, &f.result, &f.is_error, f.duration_ms);
+    run.emit(event).await
 }
 
 async fn emit_start(run: &Run, tool_call: &JsValue) -> Result<(), JsValue> {
     let c = view(tool_call);
-    run.emit(glue::ev_tool_start(&c.id(), &c.name(), &c.arguments()))
+    run.emit(glue::ev_tool_start(&c.id()?, &c.name()?, &c.arguments()?))
         .await
 }
 
-async fn emit_result_message(run: &Run, f: &Finalized) -> Result<JsValue, JsValue> {
-    let message = glue::tool_result_message(&f.tool_call, &f.result, f.is_error, f.duration_ms);
-    run.emit(glue::ev_message_start(&message)).await?;
-    run.emit(glue::ev_message_end(&message)).await?;
-    Ok(message)
+/// Emits every call's tool-result message, in order. A message whose delivery
+/// fails still reaches the transcript (an `Agent` reduces before it calls
+/// listeners); the first failure is returned after all of them.
+async fn emit_result_messages(run: &Run, all: &[Finalized]) -> (Array, Option<JsValue>) {
+    let messages = Array::new();
+    let mut first_error = None;
+    for f in all {
+        let message =
+            match glue::tool_result_message(&f.tool_call, &f.result, &f.is_error, f.duration_ms) {
+                Ok(m) => m,
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                    continue;
+                }
+            };
+        if let Err(e) = run.emit(glue::ev_message_start(&message)).await {
+            first_error.get_or_insert(e);
+        }
+        if let Err(e) = run.emit(glue::ev_message_end(&message)).await {
+            first_error.get_or_insert(e);
+        }
+        messages.push(&message);
+    }
+    (messages, first_error)
 }
 
 fn immediate(tool_call: &JsValue, result: JsValue) -> Finalized {
     Finalized {
         tool_call: tool_call.clone(),
         result,
-        is_error: true,
+        is_error: JsValue::TRUE,
         duration_ms: None,
     }
 }
 
-fn terminates(all: &[Finalized]) -> bool {
-    !all.is_empty()
-        && all
-            .iter()
-            .all(|f| view::get(&f.result, |r| r.terminate()) == JsValue::TRUE)
+fn terminates(all: &[Finalized]) -> Result<bool, JsValue> {
+    if all.is_empty() {
+        return Ok(false);
+    }
+    for f in all {
+        if view::get(&f.result, |r| r.terminate())? != JsValue::TRUE {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// R63: a `length` stop fails every tool call; the model is asked again.
 pub async fn fail_truncated(run: &Run, tool_calls: &Array) -> Result<Batch, JsValue> {
-    let messages = Array::new();
+    let mut messages = Array::new();
     for tool_call in tool_calls.iter() {
         emit_start(run, &tool_call).await?;
         let mut text = String::from("Tool call \"");
-        text.push_str(&view(&tool_call).name().as_string().unwrap_or_default());
+        text.push_str(&js_string(&view(&tool_call).name()?)?);
         text.push_str("\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.");
         let f = immediate(&tool_call, error_result(&text));
         emit_end(run, &f).await?;
-        messages.push(&emit_result_message(run, &f).await?);
+        let (emitted, error) = emit_result_messages(run, std::slice::from_ref(&f)).await;
+        if let Some(e) = error {
+            return Err(e);
+        }
+        messages = messages.concat(&emitted);
     }
     Ok(Batch {
         messages,
@@ -354,12 +403,18 @@ pub async fn fail_truncated(run: &Run, tool_calls: &Array) -> Result<Batch, JsVa
     })
 }
 
-fn is_sequential(run: &Run, tools: &JsValue, tool_calls: &Array) -> bool {
-    run.hooks.sequential
-        || tool_calls.iter().any(|c| {
-            find_tool(tools, &view(&c).name())
-                .is_some_and(|t| view::is_str(&view(&t).execution_mode(), "sequential"))
-        })
+fn is_sequential(run: &Run, tools: &JsValue, tool_calls: &Array) -> Result<bool, JsValue> {
+    if run.hooks.sequential {
+        return Ok(true);
+    }
+    for c in tool_calls.iter() {
+        if let Some(t) = find_tool(tools, &view(&c).name()?)? {
+            if view::is_str(&view(&t).execution_mode()?, "sequential") {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
 }
 
 pub async fn execute_tool_calls(
@@ -368,18 +423,48 @@ pub async fn execute_tool_calls(
     tool_calls: &Array,
 ) -> Result<Batch, JsValue> {
     let context = run.context();
-    let tools = view::get(&context, |c| c.tools());
+    let tools = view::get(&context, |c| c.tools())?;
     let config = run.config();
     let hooks = ToolHooks {
         this: &config,
         before: run.hooks.before_tool_call.as_ref(),
         after: run.hooks.after_tool_call.as_ref(),
     };
-    if is_sequential(run, &tools, tool_calls) {
+    if is_sequential(run, &tools, tool_calls)? {
         sequential(run, &context, &tools, assistant, tool_calls, &hooks).await
     } else {
         parallel(run, &context, &tools, assistant, tool_calls, &hooks).await
     }
+}
+
+/// Runs one prepared call to its finalized outcome and first delivery error.
+async fn run_prepared(
+    run: &Run,
+    context: &JsValue,
+    assistant: &JsValue,
+    tool_call: &JsValue,
+    tool: &JsValue,
+    args: &JsValue,
+    hooks: &ToolHooks<'_>,
+) -> Result<(Finalized, Option<JsValue>), JsValue> {
+    let executed = execute_prepared(
+        tool_call,
+        tool,
+        args,
+        &run.signal,
+        UpdateSink::Run(run.sink.clone()),
+    )
+    .await?;
+    finalize(
+        context,
+        assistant,
+        tool_call,
+        args,
+        executed,
+        hooks,
+        &run.signal,
+    )
+    .await
 }
 
 async fn sequential(
@@ -390,61 +475,50 @@ async fn sequential(
     tool_calls: &Array,
     hooks: &ToolHooks<'_>,
 ) -> Result<Batch, JsValue> {
-    let messages = Array::new();
     let mut all = Vec::new();
-    let mut update_error = None;
+    let mut first_error = None;
+    let mut messages = Array::new();
     for tool_call in tool_calls.iter() {
         emit_start(run, &tool_call).await?;
-        let finalized = match prepare_tool_call(
-            context,
-            assistant,
-            &tool_call,
-            hooks,
-            &run.signal,
-            tools,
-        )
-        .await
-        {
-            Preparation::Immediate(result) => immediate(&tool_call, result),
-            Preparation::Prepared {
-                tool_call,
-                tool,
-                args,
-            } => {
-                let executed = execute_prepared(
-                    &tool_call,
-                    &tool,
-                    &args,
-                    &run.signal,
-                    UpdateSink::Run(run.sink.clone()),
-                )
-                .await;
-                let (f, e) = finalize(
-                    context,
-                    assistant,
-                    &tool_call,
-                    &args,
-                    executed,
-                    hooks,
-                    &run.signal,
-                )
-                .await;
-                if update_error.is_none() {
-                    update_error = e;
+        let finalized =
+            match prepare_tool_call(context, assistant, &tool_call, hooks, &run.signal, tools)
+                .await?
+            {
+                Preparation::Immediate(result) => immediate(&tool_call, result),
+                Preparation::Prepared {
+                    tool_call,
+                    tool,
+                    args,
+                } => {
+                    let (f, e) =
+                        run_prepared(run, context, assistant, &tool_call, &tool, &args, hooks)
+                            .await?;
+                    if first_error.is_none() {
+                        first_error = e;
+                    }
+                    f
                 }
-                f
-            }
-        };
-        emit_end(run, &finalized).await?;
-        messages.push(&emit_result_message(run, &finalized).await?);
+            };
+        if let Err(e) = emit_end(run, &finalized).await {
+            first_error.get_or_insert(e);
+        }
+        let (emitted, error) = emit_result_messages(run, std::slice::from_ref(&finalized)).await;
+        if let Some(e) = error {
+            first_error.get_or_insert(e);
+        }
+        messages = messages.concat(&emitted);
         all.push(finalized);
+        if first_error.is_some() {
+            // The run fails: later calls are not started (the Agent gives them results).
+            break;
+        }
     }
-    if let Some(e) = update_error {
+    if let Some(e) = first_error {
         return Err(e);
     }
     Ok(Batch {
         messages,
-        terminate: terminates(&all),
+        terminate: terminates(&all)?,
     })
 }
 
@@ -468,7 +542,7 @@ async fn parallel(
     let mut recorded = Vec::new();
     for tool_call in tool_calls.iter() {
         emit_start(run, &tool_call).await?;
-        match prepare_tool_call(context, assistant, &tool_call, hooks, &run.signal, tools).await {
+        match prepare_tool_call(context, assistant, &tool_call, hooks, &run.signal, tools).await? {
             Preparation::Immediate(result) => {
                 let f = immediate(&tool_call, result);
                 emit_end(run, &f).await?;
@@ -489,7 +563,7 @@ async fn parallel(
     }
     let outcomes = join_all(recorded.into_iter().map(|entry| async move {
         match entry {
-            Recorded::Done(f) => (f, None),
+            Recorded::Done(f) => Ok((f, None)),
             Recorded::Ready {
                 tool_call,
                 tool,
@@ -501,27 +575,10 @@ async fn parallel(
                         None,
                     )
                 } else {
-                    let executed = execute_prepared(
-                        &tool_call,
-                        &tool,
-                        &args,
-                        &run.signal,
-                        UpdateSink::Run(run.sink.clone()),
-                    )
-                    .await;
-                    finalize(
-                        context,
-                        assistant,
-                        &tool_call,
-                        &args,
-                        executed,
-                        hooks,
-                        &run.signal,
-                    )
-                    .await
+                    run_prepared(run, context, assistant, &tool_call, &tool, &args, hooks).await?
                 };
                 let end_error = emit_end(run, &f).await.err();
-                (f, update_error.or(end_error))
+                Ok::<_, JsValue>((f, update_error.or(end_error)))
             }
         }
     }))
@@ -530,22 +587,26 @@ async fn parallel(
     // a failed delivery (a listener that threw) fails the run.
     let mut first_error = None;
     let mut all = Vec::with_capacity(outcomes.len());
-    for (f, error) in outcomes {
-        if first_error.is_none() {
-            first_error = error;
+    for outcome in outcomes {
+        match outcome {
+            Ok((f, error)) => {
+                if first_error.is_none() {
+                    first_error = error;
+                }
+                all.push(f);
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
         }
-        all.push(f);
     }
-    let messages = Array::new();
-    for f in &all {
-        messages.push(&emit_result_message(run, f).await?);
-    }
-    if let Some(e) = first_error {
+    let (messages, error) = emit_result_messages(run, &all).await;
+    if let Some(e) = first_error.or(error) {
         return Err(e);
     }
     Ok(Batch {
         messages,
-        terminate: terminates(&all),
+        terminate: terminates(&all)?,
     })
 }
 
@@ -559,7 +620,7 @@ pub async fn run_tool_call(
     on_update: Option<Function>,
     hooks: &ToolHooks<'_>,
 ) -> Result<Finalized, JsValue> {
-    match prepare_tool_call(context, assistant, tool_call, hooks, signal, tools).await {
+    match prepare_tool_call(context, assistant, tool_call, hooks, signal, tools).await? {
         Preparation::Immediate(result) => Ok(immediate(tool_call, result)),
         Preparation::Prepared {
             tool_call,
@@ -573,11 +634,11 @@ pub async fn run_tool_call(
                 signal,
                 UpdateSink::Callback(on_update),
             )
-            .await;
+            .await?;
             match finalize(
                 context, assistant, &tool_call, &args, executed, hooks, signal,
             )
-            .await
+            .await?
             {
                 (_, Some(e)) => Err(e),
                 (f, None) => Ok(f),

@@ -12,7 +12,7 @@ use super::glue;
 /// The reference `await`s every hook result; skipping the microtask for plain
 /// values keeps per-event cost down and does not change the order of events.
 pub async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
-    if glue::is_thenable(&value) {
+    if glue::is_thenable(&value)? {
         JsFuture::from(Promise::resolve(&value)).await
     } else {
         Ok(value)

@@ -16,6 +16,8 @@ pub enum ConvertError {
     NotCloneable(&'static str),
     /// Deeper than [`MAX_DEPTH`], which in practice means a cycle.
     TooDeep,
+    /// Reading it threw (a getter, or a `Proxy` trap), as `structuredClone` would.
+    Threw,
 }
 
 impl ConvertError {
@@ -26,11 +28,18 @@ impl ConvertError {
                 s.push_str(" could not be cloned.");
                 s
             }
+            ConvertError::Threw => String::from("#<Object> could not be cloned."),
             ConvertError::TooDeep => {
                 String::from("Tool arguments are nested too deeply (or cyclic).")
             }
         }
     }
+}
+
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = ownKeys, catch)]
+    fn own_keys(object: &JsValue) -> Result<Array, JsValue>;
 }
 
 /// Copies a JS value. `hidden` names non-enumerable keys to copy as ordinary
@@ -74,11 +83,12 @@ fn convert(value: &JsValue, hidden: &[&str], depth: u32) -> Result<Value, Conver
     }
     let object: &Object = value.unchecked_ref();
     let mut map = Map::new();
-    for key in Object::keys(object).iter() {
+    let keys = own_keys(value).map_err(|_| ConvertError::Threw)?;
+    for key in keys.iter() {
         let Some(name) = key.as_string() else {
             continue;
         };
-        let item = Reflect::get(object, &key).unwrap_or(JsValue::UNDEFINED);
+        let item = Reflect::get(object, &key).map_err(|_| ConvertError::Threw)?;
         if item.is_undefined() {
             // JSON drops undefined members; validation treats them as absent.
             continue;
@@ -89,7 +99,8 @@ fn convert(value: &JsValue, hidden: &[&str], depth: u32) -> Result<Value, Conver
         if map.contains_key(key) {
             continue;
         }
-        let item = Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
+        let item =
+            Reflect::get(object, &JsValue::from_str(key)).map_err(|_| ConvertError::Threw)?;
         if !item.is_undefined() {
             map.insert(*key, convert(&item, hidden, depth + 1)?);
         }

@@ -13,7 +13,9 @@ pub fn type_error(message: &str) -> JsValue {
 }
 
 /// The reference's `error instanceof Error ? error.message : String(error)`.
-pub fn err_text(error: &JsValue) -> JsValue {
+/// `String(error)` runs user code (`toString`), which may throw in turn: that
+/// error is the `Err`, as it propagates in the reference.
+pub fn err_text(error: &JsValue) -> Result<JsValue, JsValue> {
     super::glue::err_text(error)
 }
 

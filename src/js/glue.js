@@ -15,8 +15,12 @@ export class EventStream {
     this._head = 0;
     this._waiting = [];
     this.done = false;
+    this._settled = false;
     this._result = new Promise((resolve) => {
-      this._resolve = resolve;
+      this._resolve = (value) => {
+        this._settled = true;
+        resolve(value);
+      };
     });
   }
   push(event) {
@@ -682,4 +686,41 @@ export function pumpUpdates(iterator, target, deliver) {
     }
   }
   return 1;
+}
+export function markHandled(value) {
+  if (isThenable(value)) Promise.resolve(value).then(undefined, () => {});
+}
+export const jsString = (value) => String(value);
+export const ownKeys = (object) => Object.keys(object);
+
+/** The tool calls of the transcript's last assistant message that have no result yet. */
+export function unansweredToolCalls(messages) {
+  let last = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]?.role === "assistant") {
+      last = i;
+      break;
+    }
+  }
+  if (last < 0) return [];
+  const message = messages[last];
+  if (message.stopReason === "error" || message.stopReason === "aborted" || !Array.isArray(message.content)) return [];
+  const answered = new Set();
+  for (let i = last + 1; i < messages.length; i++) if (messages[i]?.role === "toolResult") answered.add(messages[i].toolCallId);
+  return message.content.filter((c) => c?.type === "toolCall" && !answered.has(c.id));
+}
+export const setHas = (set, value) => set instanceof Set && set.has(value);
+
+/**
+ * `stream.result()`, except that one of our streams that has ended without a
+ * result (no `done`/`error` event, `end()` without a message) is an error now
+ * instead of a promise that never settles (1.4.0 hangs there, R37).
+ */
+export function finalResult(stream) {
+  if (stream instanceof EventStream && stream.done && !stream._settled) {
+    return Promise.reject(
+      new Error("The stream ended without a final message: no done or error event, and end() was called without one"),
+    );
+  }
+  return stream.result();
 }

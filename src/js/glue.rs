@@ -14,12 +14,13 @@ extern "C" {
     pub fn open_iterator(stream: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = nextResult, catch)]
     pub fn next_result(iterator: &JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = isThenable)]
-    pub fn is_thenable(value: &JsValue) -> bool;
+    #[wasm_bindgen(js_name = isThenable, catch)]
+    pub fn is_thenable(value: &JsValue) -> Result<bool, JsValue>;
 
-    #[wasm_bindgen(js_name = errText)]
-    pub fn err_text(error: &JsValue) -> JsValue;
-    pub fn shallow(object: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = errText, catch)]
+    pub fn err_text(error: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch)]
+    pub fn shallow(object: &JsValue) -> Result<JsValue, JsValue>;
     pub fn now() -> f64;
     pub fn mono() -> f64;
 
@@ -33,12 +34,12 @@ extern "C" {
     pub fn ev_turn_end(message: &JsValue, tool_results: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = evMessageStart)]
     pub fn ev_message_start(message: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = evMessageStartCopy)]
-    pub fn ev_message_start_copy(message: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = evMessageStartCopy, catch)]
+    pub fn ev_message_start_copy(message: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = evMessageEnd)]
     pub fn ev_message_end(message: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = evMessageUpdate)]
-    pub fn ev_message_update(partial: &JsValue, event: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = evMessageUpdate, catch)]
+    pub fn ev_message_update(partial: &JsValue, event: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = evToolStart)]
     pub fn ev_tool_start(id: &JsValue, name: &JsValue, args: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = evToolUpdate)]
@@ -53,55 +54,67 @@ extern "C" {
         id: &JsValue,
         name: &JsValue,
         result: &JsValue,
-        is_error: bool,
+        is_error: &JsValue,
         duration_ms: Option<f64>,
     ) -> JsValue;
 
     #[wasm_bindgen(js_name = errorToolResult)]
     pub fn error_tool_result(text: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = toolResultMessage)]
+    #[wasm_bindgen(js_name = toolResultMessage, catch)]
     pub fn tool_result_message(
         tool_call: &JsValue,
         result: &JsValue,
-        is_error: bool,
+        is_error: &JsValue,
         duration_ms: Option<f64>,
-    ) -> JsValue;
-    #[wasm_bindgen(js_name = failureMessage)]
+    ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = failureMessage, catch)]
     pub fn failure_message(
         model: &JsValue,
         stop_reason: &str,
         error_message: &JsValue,
         usage: &JsValue,
-    ) -> JsValue;
-    #[wasm_bindgen(js_name = userMessage)]
-    pub fn user_message(text: &JsValue, images: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = applyAfterToolCall)]
-    pub fn apply_after_tool_call(result: &JsValue, is_error: bool, r: &JsValue) -> Array;
+    ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = userMessage, catch)]
+    pub fn user_message(text: &JsValue, images: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = applyAfterToolCall, catch)]
+    pub fn apply_after_tool_call(
+        result: &JsValue,
+        is_error: &JsValue,
+        r: &JsValue,
+    ) -> Result<Array, JsValue>;
 
-    #[wasm_bindgen(js_name = contextWith)]
-    pub fn context_with(context: &JsValue, messages: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = configWith)]
-    pub fn config_with(config: &JsValue, model: &JsValue, reasoning: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = streamOptions)]
+    #[wasm_bindgen(js_name = contextWith, catch)]
+    pub fn context_with(context: &JsValue, messages: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = configWith, catch)]
+    pub fn config_with(
+        config: &JsValue,
+        model: &JsValue,
+        reasoning: &JsValue,
+    ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = streamOptions, catch)]
     pub fn stream_options(
         config: &JsValue,
         api_key: &JsValue,
         identity: &JsValue,
         signal: &JsValue,
-    ) -> JsValue;
-    #[wasm_bindgen(js_name = mergeIdentity)]
-    pub fn merge_identity(a: &JsValue, b: &JsValue) -> JsValue;
+    ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = mergeIdentity, catch)]
+    pub fn merge_identity(a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = stampThinking, catch)]
     pub fn stamp_thinking(message: &JsValue, level: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = getDefaultIdentity)]
     pub fn default_identity() -> JsValue;
-    #[wasm_bindgen(js_name = withArguments)]
-    pub fn with_arguments(tool_call: &JsValue, args: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = withArguments, catch)]
+    pub fn with_arguments(tool_call: &JsValue, args: &JsValue) -> Result<JsValue, JsValue>;
 
     #[wasm_bindgen(js_name = toolDeclaration, catch)]
     pub fn tool_declaration(tool: &JsValue) -> Result<Array, JsValue>;
-    #[wasm_bindgen(js_name = withToolChanges)]
-    pub fn with_tool_changes(message: &JsValue, added: &Array, removed: &Array) -> JsValue;
+    #[wasm_bindgen(js_name = withToolChanges, catch)]
+    pub fn with_tool_changes(
+        message: &JsValue,
+        added: &Array,
+        removed: &Array,
+    ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = toolUpdateMessage)]
     pub fn tool_update_message(added: &Array, removed: &Array) -> JsValue;
     #[wasm_bindgen(js_name = toolRef)]
@@ -143,11 +156,11 @@ extern "C" {
         tool_call: &JsValue,
         args: &JsValue,
         result: &JsValue,
-        is_error: bool,
+        is_error: &JsValue,
         context: &JsValue,
     ) -> JsValue;
     #[wasm_bindgen(js_name = toArray, catch)]
     pub fn to_array(value: &JsValue) -> Result<Array, JsValue>;
-    #[wasm_bindgen(js_name = eventKind)]
-    pub fn event_kind(event: &JsValue) -> u32;
+    #[wasm_bindgen(js_name = eventKind, catch)]
+    pub fn event_kind(event: &JsValue) -> Result<u32, JsValue>;
 }

@@ -1,9 +1,14 @@
 //! `validateToolArguments` (§4.4) at the boundary: the live schema object is
 //! read once per schema (TypeBox marks kinds with hidden keys that a JSON copy
 //! would lose), compiled in Rust, and cached; arguments are copied once per call.
+//!
+//! The cache maps each schema object to a JS function that owns its compiled
+//! validator. The map is a `WeakMap` and the package is built with wasm-bindgen's
+//! weak references, so a schema that is no longer used (an app that re-creates its
+//! tools on every render) frees its validator with it.
 
-use js_sys::WeakMap;
-use std::cell::RefCell;
+use js_sys::{Array, Function, WeakMap};
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{to_js, to_value};
@@ -16,74 +21,87 @@ use crate::json::schema::{CompiledSchema, SchemaError};
 pub const HIDDEN_SCHEMA_KEYS: &[&str] = &["~kind", "~optional", "~readonly"];
 
 thread_local! {
-    /// Schema object → index into `COMPILED`.
+    /// Schema object → its validator function.
     static CACHE: WeakMap = WeakMap::new();
-    static COMPILED: RefCell<Vec<CompiledSchema>> = const { RefCell::new(Vec::new()) };
 }
 
 #[wasm_bindgen(module = "/src/js/glue.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = hasLegacyTypeBoxKind)]
-    fn has_legacy_kind(schema: &JsValue) -> bool;
+    #[wasm_bindgen(js_name = hasLegacyTypeBoxKind, catch)]
+    fn has_legacy_kind(schema: &JsValue) -> Result<bool, JsValue>;
+    #[wasm_bindgen(js_name = jsString, catch)]
+    fn js_string(value: &JsValue) -> Result<String, JsValue>;
 }
 
-fn compiled_index(schema: &JsValue) -> Result<u32, JsValue> {
+/// What a validator function returns: the coerced arguments, or (thrown) an
+/// array of error lines, or an `Error` for a schema the validator cannot use.
+fn make_validator(compiled: CompiledSchema) -> Function {
+    let validate = move |args: JsValue, legacy: bool| -> Result<JsValue, JsValue> {
+        let value = to_value(&args, &[]).map_err(|e| errors::error(&e.message()))?;
+        match compiled.validate_arguments(value, legacy) {
+            Ok(Ok(coerced)) => Ok(to_js(&coerced)),
+            Ok(Err(failure)) => Err(failure
+                .lines
+                .iter()
+                .map(|l| JsValue::from_str(l))
+                .collect::<Array>()
+                .into()),
+            Err(SchemaError::Compile(m)) => Err(errors::error(&m)),
+        }
+    };
+    Closure::<dyn FnMut(JsValue, bool) -> Result<JsValue, JsValue>>::new(validate)
+        .into_js_value()
+        .unchecked_into()
+}
+
+fn validator(schema: &JsValue) -> Result<Function, JsValue> {
     let cacheable = view::is_object(schema);
     if cacheable {
         let hit = CACHE.with(|c| c.get(schema.unchecked_ref()));
-        if let Some(i) = hit.as_f64() {
-            return Ok(i as u32);
+        if let Some(f) = hit.dyn_ref::<Function>() {
+            return Ok(f.clone());
         }
     }
     let value = to_value(schema, HIDDEN_SCHEMA_KEYS).map_err(|e| errors::error(&e.message()))?;
     let compiled =
         CompiledSchema::compile(&value).map_err(|SchemaError::Compile(m)| errors::error(&m))?;
-    let index = COMPILED.with(|c| {
-        let mut c = c.borrow_mut();
-        c.push(compiled);
-        (c.len() - 1) as u32
-    });
+    let f = make_validator(compiled);
     if cacheable {
-        CACHE.with(|c| c.set(schema.unchecked_ref(), &JsValue::from(index)));
+        CACHE.with(|c| c.set(schema.unchecked_ref(), &f));
     }
-    Ok(index)
+    Ok(f)
 }
 
 /// Returns the validated (coerced, cloned) arguments, or throws the reference's error.
 pub fn validate_tool_arguments(tool: &JsValue, tool_call: &JsValue) -> Result<JsValue, JsValue> {
-    let name = view::get(tool, |t| t.name());
-    let name = name.as_string().unwrap_or_default();
-    let arguments_error = view(tool_call).arguments_error();
+    let name = js_string(&view::get(tool, |t| t.name())?)?;
+    let arguments_error = view(tool_call).arguments_error()?;
     if arguments_error.is_truthy() {
         let mut text = String::from("Invalid arguments for tool \"");
         text.push_str(&name);
         text.push_str("\": ");
-        text.push_str(
-            &js_sys::JsString::from(arguments_error)
-                .as_string()
-                .unwrap_or_default(),
-        );
+        text.push_str(&js_string(&arguments_error)?);
         return Err(errors::error(&text));
     }
-    let original = view(tool_call).arguments();
-    let args = to_value(&original, &[]).map_err(|e| errors::error(&e.message()))?;
-    let schema = view(tool).parameters();
-    let legacy = view::is_object(&schema) && has_legacy_kind(&schema);
-    let index = compiled_index(&schema)?;
-    let outcome = COMPILED.with(|c| {
-        c.borrow()
-            .get(index as usize)
-            .map(|compiled| compiled.validate_arguments(args, legacy))
-    });
-    match outcome {
-        Some(Ok(Ok(value))) => Ok(to_js(&value)),
-        Some(Ok(Err(failure))) => {
+    let original = view(tool_call).arguments()?;
+    let schema = view(tool).parameters()?;
+    let legacy = view::is_object(&schema) && has_legacy_kind(&schema)?;
+    let f = validator(&schema)?;
+    match f.call2(&JsValue::UNDEFINED, &original, &JsValue::from_bool(legacy)) {
+        Ok(value) => Ok(value),
+        Err(lines) if Array::is_array(&lines) => {
+            let lines: Array = lines.unchecked_into();
             let mut text = String::from("Validation failed for tool \"");
             text.push_str(&name);
             text.push_str("\":\n");
-            text.push_str(&failure.lines.join("\n"));
+            for (i, line) in lines.iter().enumerate() {
+                if i > 0 {
+                    text.push('\n');
+                }
+                text.push_str(&line.as_string().unwrap_or_default());
+            }
             text.push_str("\n\nReceived arguments:\n");
-            let json = glue::json_stringify(&original, 2).unwrap_or(JsValue::UNDEFINED);
+            let json = glue::json_stringify(&original, 2)?;
             text.push_str(
                 &json
                     .as_string()
@@ -91,7 +109,6 @@ pub fn validate_tool_arguments(tool: &JsValue, tool_call: &JsValue) -> Result<Js
             );
             Err(errors::error(&text))
         }
-        Some(Err(SchemaError::Compile(m))) => Err(errors::error(&m)),
-        None => Err(errors::error("schema cache lost its entry")),
+        Err(error) => Err(error),
     }
 }

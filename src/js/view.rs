@@ -9,79 +9,80 @@ use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
 extern "C" {
-    /// Any JS value whose properties the loop reads. Getters never throw into
-    /// Rust unless marked `catch`: values come from `structural` property reads.
+    /// Any JS value whose properties the loop reads. Every getter catches: a
+    /// getter or Proxy trap that throws becomes an `Err`, never an exception
+    /// unwinding through wasm (which would leave a run stuck mid-step).
     #[wasm_bindgen(js_name = Object)]
     pub type View;
 
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn role(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = type)]
-    pub fn kind(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn content(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn id(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn name(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn arguments(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = argumentsError)]
-    pub fn arguments_error(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = stopReason)]
-    pub fn stop_reason(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = errorMessage)]
-    pub fn error_message(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn partial(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn messages(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn tools(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn context(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn model(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn provider(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn reasoning(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = thinkingLevel)]
-    pub fn thinking_level(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn parameters(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn execute(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = prepareArguments)]
-    pub fn prepare_arguments(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = executionMode)]
-    pub fn execution_mode(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn block(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn reason(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn terminate(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = isError)]
-    pub fn is_error(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn action(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn done(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn value(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn result(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = toolsAdded)]
-    pub fn tools_added(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural, js_name = toolsRemoved)]
-    pub fn tools_removed(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn sections(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn timestamp(this: &View) -> JsValue;
-    #[wasm_bindgen(method, getter, structural)]
-    pub fn aborted(this: &View) -> JsValue;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn role(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = type)]
+    pub fn kind(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn content(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn id(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn name(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn arguments(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = argumentsError)]
+    pub fn arguments_error(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = stopReason)]
+    pub fn stop_reason(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = errorMessage)]
+    pub fn error_message(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn partial(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn messages(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn tools(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn context(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn model(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn provider(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn reasoning(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = thinkingLevel)]
+    pub fn thinking_level(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn parameters(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn execute(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = prepareArguments)]
+    pub fn prepare_arguments(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = executionMode)]
+    pub fn execution_mode(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn block(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn reason(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn terminate(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = isError)]
+    pub fn is_error(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn action(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn done(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn value(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn result(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = toolsAdded)]
+    pub fn tools_added(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch, js_name = toolsRemoved)]
+    pub fn tools_removed(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn sections(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn timestamp(this: &View) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, structural, catch)]
+    pub fn aborted(this: &View) -> Result<JsValue, JsValue>;
 }
 
 /// Views any JS value; reads on `undefined`/`null` must be guarded by the caller
@@ -95,10 +96,13 @@ pub fn is_object(value: &JsValue) -> bool {
     value.is_object() || value.is_function()
 }
 
-/// `value?.field`: `undefined` for null/undefined/primitives that have no such field.
-pub fn get(value: &JsValue, read: impl FnOnce(&View) -> JsValue) -> JsValue {
+/// `value?.field`: `undefined` for null/undefined; a throwing getter is an `Err`.
+pub fn get(
+    value: &JsValue,
+    read: impl FnOnce(&View) -> Result<JsValue, JsValue>,
+) -> Result<JsValue, JsValue> {
     if value.is_undefined() || value.is_null() {
-        JsValue::UNDEFINED
+        Ok(JsValue::UNDEFINED)
     } else {
         read(view(value))
     }
