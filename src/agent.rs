@@ -689,8 +689,10 @@ async fn handle_run_failure(
 ) -> Result<(), JsValue> {
     let model = get(&core.state, "model");
     let failure = agent_loop::failure_message(&model, error, aborted)?;
+    // Best effort: a transcript whose tool calls cannot even be read (a throwing
+    // getter) gets no answers; only a listener's error stops the delivery.
     let messages = get(&core.state, "messages");
-    let unanswered = unanswered_tool_calls(&messages)?;
+    let unanswered = unanswered_tool_calls(&messages).unwrap_or_default();
     if unanswered.length() > 0 {
         let mut text = String::from("Tool call was not completed: the run ended early (");
         text.push_str(
@@ -702,13 +704,16 @@ async fn handle_run_failure(
         let pending = get(&core.state, "pendingToolCalls");
         for call in unanswered.iter() {
             let result = glue::error_tool_result(&JsValue::from_str(&text));
+            let Ok(message) = glue::tool_result_message(&call, &result, &JsValue::TRUE, None)
+            else {
+                continue;
+            };
             let id = get(&call, "id");
             if set_has(&pending, &id) {
                 let end =
                     glue::ev_tool_end(&id, &get(&call, "name"), &result, &JsValue::TRUE, None);
                 core.process_event(end).await?;
             }
-            let message = glue::tool_result_message(&call, &result, &JsValue::TRUE, None)?;
             core.process_event(glue::ev_message_start(&message)).await?;
             core.process_event(glue::ev_message_end(&message)).await?;
         }

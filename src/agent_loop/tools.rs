@@ -70,15 +70,30 @@ extern "C" {
     fn js_string(value: &JsValue) -> Result<String, JsValue>;
 }
 
-/// `message.content.filter(c => c.type === "toolCall")`.
+/// `message.content.filter(c => c.type === "toolCall")`, failing where the
+/// reference's `filter` fails (content that is missing or not an array).
 pub fn tool_calls_of(message: &JsValue) -> Result<Array, JsValue> {
     let out = Array::new();
     let content = view::get(message, |m| m.content())?;
-    if Array::is_array(&content) {
-        for block in content.unchecked_into::<Array>().iter() {
-            if view::is_str(&view::get(&block, |b| b.kind())?, "toolCall") {
-                out.push(&block);
-            }
+    if content.is_undefined() || content.is_null() {
+        let what = if content.is_null() {
+            "null"
+        } else {
+            "undefined"
+        };
+        let mut text = String::from("Cannot read properties of ");
+        text.push_str(what);
+        text.push_str(" (reading 'filter')");
+        return Err(errors::type_error(&text));
+    }
+    if !Array::is_array(&content) {
+        return Err(errors::type_error(
+            "message.content.filter is not a function",
+        ));
+    }
+    for block in content.unchecked_into::<Array>().iter() {
+        if view::is_str(&view::get(&block, |b| b.kind())?, "toolCall") {
+            out.push(&block);
         }
     }
     Ok(out)

@@ -291,6 +291,9 @@ export function toolUpdateMessage(toolsAdded, toolsRemoved) {
 export const toolRef = (name) => ({ name });
 
 export function defaultConvertToLlm(messages) {
+  // The reference's V8 messages, spelled out so that minifying this file keeps them.
+  if (messages == null) throw new TypeError(`Cannot read properties of ${messages} (reading 'filter')`);
+  if (typeof messages.filter !== "function") throw new TypeError("messages.filter is not a function");
   return messages.filter(
     (m) => m.role === "system" || m.role === "user" || m.role === "assistant" || m.role === "toolResult",
   );

@@ -308,7 +308,11 @@ mod tests {
     fn check(s: &str) {
         let want: f64 = s.parse().unwrap();
         let got = parse_f64(s).unwrap_or_else(|| panic!("rejected {s}"));
-        assert_eq!(got.to_bits(), want.to_bits(), "{s}: got {got:e}, want {want:e}");
+        assert_eq!(
+            got.to_bits(),
+            want.to_bits(),
+            "{s}: got {got:e}, want {want:e}"
+        );
     }
 
     #[test]
@@ -362,7 +366,10 @@ mod tests {
         ] {
             check(s);
         }
-        for s in ["", "-", "+", ".", "e5", "1e", "1e+", "1.2.3", "1x", " 1", "--1", "0x10", "Infinity", "NaN"] {
+        for s in [
+            "", "-", "+", ".", "e5", "1e", "1e+", "1.2.3", "1x", " 1", "--1", "0x10", "Infinity",
+            "NaN",
+        ] {
             assert_eq!(parse_f64(s), None, "{s}");
         }
         let long = format!("0.{}1", "0".repeat(900));
@@ -393,7 +400,9 @@ mod tests {
         let mut r = Rng(0x2545_F491_4F6C_DD1D);
         for _ in 0..20_000 {
             let len = 1 + r.below(40) as usize;
-            let digits: String = (0..len).map(|_| (b'0' + r.below(10) as u8) as char).collect();
+            let digits: String = (0..len)
+                .map(|_| (b'0' + r.below(10) as u8) as char)
+                .collect();
             let e = r.below(700) as i64 - 350;
             check(&format!("{digits}e{e}"));
             let cut = r.below(len as u64) as usize;
@@ -406,7 +415,11 @@ mod tests {
         let bits = x.to_bits();
         let be = ((bits >> 52) & 0x7ff) as i64;
         let frac = bits & ((1 << 52) - 1);
-        let (m, e) = if be == 0 { (frac, -1074) } else { (frac | (1 << 52), be - 1075) };
+        let (m, e) = if be == 0 {
+            (frac, -1074)
+        } else {
+            (frac | (1 << 52), be - 1075)
+        };
         let mut b = Big::from_u64(2 * m + 1);
         let f = e - 1;
         let dexp = if f >= 0 {

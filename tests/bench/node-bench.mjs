@@ -15,7 +15,7 @@ if (typeof globalThis.gc !== "function") throw new Error("run with --expose-gc")
 const oursMod = await import(pathToFileURL(join(pkgDir, "index.js")).href);
 // The package does not export its memory; wasm-bindgen's initSync() returns the exports of the
 // instance index.js already initialised (not a public API).
-const wasmMemory = (await import(pathToFileURL(join(pkgDir, "pi_agent_wasm.js")).href)).initSync().memory;
+const wasmMemory = Object.values((await import(pathToFileURL(join(pkgDir, "pi_agent_wasm.js")).href)).initSync()).find((v) => v instanceof WebAssembly.Memory); // export names may be minified
 const core = await import("@earendil-works/pi-agent-core");
 const ai = await import("@earendil-works/pi-ai");
 

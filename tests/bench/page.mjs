@@ -12,7 +12,7 @@ const impls = {
 };
 // The package does not export its memory; wasm-bindgen's initSync() returns the exports of the
 // instance index.js already initialised (not a public API).
-const wasmMemory = initSync().memory;
+const wasmMemory = Object.values(initSync()).find((v) => v instanceof WebAssembly.Memory); // export names may be minified
 
 // Macrotasks without timer clamping. While a mark is being read (a CDP round trip, the page awaiting
 // it), the scripted producers are held, so they cannot run ahead of the consumer during the pause.

@@ -20,7 +20,12 @@ pub(crate) fn sub_check(h: &dyn Host, s: &Value, v: &Value) -> Res<Option<bool>>
         return Ok(None);
     }
     let e = Engine::new(s, None, h);
-    let r = e.schema(&mut Cx::new(false, !has_unevaluated(s), h), &Path::Root, s, v);
+    let r = e.schema(
+        &mut Cx::new(false, !has_unevaluated(s), h),
+        &Path::Root,
+        s,
+        v,
+    );
     if e.overflowed() {
         return Err(overflow());
     }

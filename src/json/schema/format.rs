@@ -111,12 +111,7 @@ pub(crate) fn test(h: &dyn Host, format: &str, s: &str) -> bool {
         "uri-template" => re(h, URI_TEMPLATE, "i", s),
         "uri" => re(h, &uri_regex(false), "i", s),
         "url" => h.url_can_parse(s, None),
-        "uuid" => re(
-            h,
-            "^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$",
-            "i",
-            s,
-        ),
+        "uuid" => re(h, "^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$", "i", s),
         _ => true,
     }
 }
@@ -135,7 +130,11 @@ fn narrow_ipv_future(s: &str) -> String {
         if !matches!(rest.first(), Some(b'v' | b'V')) {
             continue;
         }
-        let hex = rest.iter().skip(1).take_while(|c| c.is_ascii_hexdigit()).count();
+        let hex = rest
+            .iter()
+            .skip(1)
+            .take_while(|c| c.is_ascii_hexdigit())
+            .count();
         if hex == 0 || rest.get(1 + hex) != Some(&b'.') {
             continue;
         }
@@ -445,9 +444,10 @@ mod tests {
 
     #[test]
     fn unicode_label_regex_matches_char_rule() {
-        let pool: Vec<char> = "a-Z9.+,:/ _\n\u{300}\u{36f}\u{1ab0}\u{20d0}\u{fe2f}éß中٣Ⅻ½\u{200d}ـ\u{10400}\u{1f600}"
-            .chars()
-            .collect();
+        let pool: Vec<char> =
+            "a-Z9.+,:/ _\n\u{300}\u{36f}\u{1ab0}\u{20d0}\u{fe2f}éß中٣Ⅻ½\u{200d}ـ\u{10400}\u{1f600}"
+                .chars()
+                .collect();
         let mut x: u64 = 0x1234_5678_9ABC_DEF1;
         for _ in 0..20_000 {
             x ^= x << 13;

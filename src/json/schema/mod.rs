@@ -54,6 +54,20 @@ pub struct ValidationFailure {
     pub lines: Vec<String>,
 }
 
+impl ValidationFailure {
+    /// `lines.join("\n")` (without instantiating `alloc`'s `join` for `String`).
+    pub fn joined(&self) -> String {
+        let mut s = String::new();
+        for (i, l) in self.lines.iter().enumerate() {
+            if i > 0 {
+                s.push('\n');
+            }
+            s.push_str(l);
+        }
+        s
+    }
+}
+
 /// An error thrown while validating other than a validation failure (schema
 /// compile errors such as an invalid `pattern`, and the few runtime errors the
 /// reference throws). The text is the JS error's `message`.
@@ -123,6 +137,18 @@ pub(crate) fn one_of(set: &str, c: char) -> bool {
 pub(crate) fn cat(parts: &[&str]) -> String {
     let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());
     for p in parts {
+        s.push_str(p);
+    }
+    s
+}
+
+/// `parts.join(sep)`, one small loop instead of `alloc`'s `join` per slice type.
+pub(crate) fn join(parts: &[&str], sep: &str) -> String {
+    let mut s = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            s.push_str(sep);
+        }
         s.push_str(p);
     }
     s

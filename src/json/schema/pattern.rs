@@ -1,7 +1,8 @@
 //! A small backtracking matcher for the ECMAScript regular expressions that JSON
 //! Schemas carry (`pattern`, `patternProperties`, TypeBox's property-key regexes
-//! and the built-in format checks). No regex crate: it would cost more than the
-//! rest of the validator.
+//! and the built-in format checks): [`super::RustHost`]'s `RegExp`, for native
+//! code and tests. The wasm build uses the JavaScript engine's `RegExp` through
+//! its [`super::Host`] and links none of this.
 //!
 //! Supported, with V8's syntax rules for the `u` flag (and Annex B leniency
 //! without it): literals, `.`, classes `[...]`/`[^...]` with ranges,
@@ -69,7 +70,14 @@ pub(crate) struct Regex {
 
 /// `Invalid regular expression: /src/flags: reason`, as V8 words it.
 pub(crate) fn error_message(src: &str, flags: &str, reason: &str) -> String {
-    super::cat(&["Invalid regular expression: /", src, "/", flags, ": ", reason])
+    super::cat(&[
+        "Invalid regular expression: /",
+        src,
+        "/",
+        flags,
+        ": ",
+        reason,
+    ])
 }
 
 /// Compiles `src`; `unicode` selects the `u` flag's rules, `icase` the `i` flag

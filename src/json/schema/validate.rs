@@ -10,7 +10,7 @@
 
 use super::host::Host;
 use super::jsnum::js_rem;
-use super::{cat, format, one_of};
+use super::{cat, format, join, one_of};
 use crate::json::num::usize_to_string;
 use crate::json::{Map, Value};
 use std::cell::Cell;
@@ -81,10 +81,10 @@ fn render(h: &dyn Host, m: &Msg) -> String {
         Msg::Text(t) => (*t).into(),
         Msg::Type(Value::Array(l)) => {
             let names: Vec<&str> = l.iter().filter_map(Value::as_str).collect();
-            cat(&["must be either ", &names.join(" or ")])
+            cat(&["must be either ", &join(&names, " or ")])
         }
         Msg::Type(t) => cat(&["must be ", t.as_str().unwrap_or_default()]),
-        Msg::Required(l) => cat(&["must have required properties ", &l.join(", ")]),
+        Msg::Required(l) => cat(&["must have required properties ", &join(l, ", ")]),
         Msg::Limit(w, n, u) => cat(&[
             "must not have ",
             w,
@@ -99,12 +99,12 @@ fn render(h: &dyn Host, m: &Msg) -> String {
         Msg::Pattern(p) => cat(&["must match pattern \"", p, "\""]),
         Msg::Deps(k, l) => cat(&[
             "must have properties ",
-            &l.join(", "),
+            &join(l, ", "),
             " when property ",
             k,
             " is present",
         ]),
-        Msg::Names(l) => cat(&["property names ", &l.join(", "), " are invalid"]),
+        Msg::Names(l) => cat(&["property names ", &join(l, ", "), " are invalid"]),
     }
 }
 
@@ -487,27 +487,30 @@ fn fast_additional(m: &Map) -> Option<usize> {
 
 /// `GetPropertiesPattern`: the regex TypeBox builds for `additionalProperties`.
 fn properties_pattern(m: &Map) -> String {
-    let mut parts: Vec<String> = Vec::new();
+    let mut out = String::from("(");
     if let Some(pp) = schema_map(m.get("patternProperties")) {
-        parts.extend(pp.keys().cloned());
+        for k in pp.keys() {
+            out.push_str(k);
+            out.push('|');
+        }
     }
     if let Some(props) = schema_map(m.get("properties")) {
         for k in props.keys() {
-            let mut e = String::from("^");
+            out.push('^');
             for c in k.chars() {
                 if one_of(".*+?^${}()|[]\\", c) {
-                    e.push('\\');
+                    out.push('\\');
                 }
-                e.push(c);
+                out.push(c);
             }
-            e.push('$');
-            parts.push(e);
+            out.push_str("$|");
         }
     }
-    if parts.is_empty() {
-        "(?!)".into()
+    if out.pop() == Some('|') {
+        out.push(')');
+        out
     } else {
-        cat(&["(", &parts.join("|"), ")"])
+        "(?!)".into()
     }
 }
 
