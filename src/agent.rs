@@ -47,8 +47,8 @@ extern "C" {
     fn agent_deliver(state: &JsValue, listeners: &JsValue, signal: &JsValue) -> Function;
     #[wasm_bindgen(js_name = subscribe)]
     fn subscribe_listener(listeners: &JsValue, listener: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = promptMessages)]
-    fn prompt_messages(input: &JsValue, images: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = promptMessages, catch)]
+    fn prompt_messages(input: &JsValue, images: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = agentLoopConfig)]
     fn agent_loop_config(
         fields: &JsValue,
@@ -469,7 +469,10 @@ impl Agent {
         if self.core.active.borrow().is_some() {
             return Promise::reject(&errors::error(msg::ALREADY_PROMPTING));
         }
-        let messages = prompt_messages(&input, &images);
+        let messages = match prompt_messages(&input, &images) {
+            Ok(m) => m,
+            Err(e) => return Promise::reject(&e),
+        };
         run_with_lifecycle(self.core.clone(), RunKind::Prompt(messages, false))
     }
 

@@ -46,14 +46,14 @@ extern "C" {
     fn proxy_line(text: &str, partial: &JsValue, stream: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = toolcallBlock, catch)]
     fn toolcall_block(partial: &JsValue, index: &JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = toolcallDelta)]
+    #[wasm_bindgen(js_name = toolcallDelta, catch)]
     fn toolcall_delta(
         partial: &JsValue,
         index: &JsValue,
         block: &JsValue,
         delta: &JsValue,
         args: &JsValue,
-    ) -> JsValue;
+    ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = failPartial)]
     fn fail_partial(partial: &JsValue, reason: &str, message: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = newObject)]
@@ -311,7 +311,7 @@ fn toolcall_delta_event(
             mirror.arguments()
         }
     };
-    Ok(toolcall_delta(partial, &index, &block, &delta, &args))
+    toolcall_delta(partial, &index, &block, &delta, &args)
 }
 
 /// One tool call's parser and the JS objects last built from it, by node.

@@ -49,8 +49,10 @@ fn replay(set: &mut ToolSet<JsValue>, messages: &Array) -> Result<(), JsValue> {
 
 #[wasm_bindgen(module = "/src/js/glue.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = systemMessagesFrom)]
-    fn system_messages_from(messages: &Array, from: u32) -> Array;
+    #[wasm_bindgen(js_name = toolDeclarationJson, catch)]
+    fn tool_declaration_json(tool: &JsValue) -> Result<String, JsValue>;
+    #[wasm_bindgen(js_name = systemMessagesFrom, catch)]
+    fn system_messages_from(messages: &Array, from: u32) -> Result<Array, JsValue>;
 }
 
 /// The tool set a transcript declares, remembered with what it was replayed
@@ -86,7 +88,7 @@ impl ToolReplay {
         if !self.still_valid(messages) {
             *self = ToolReplay::default();
         }
-        let found = system_messages_from(messages, self.len);
+        let found = system_messages_from(messages, self.len)?;
         let mut i = 0;
         while i + 1 < found.length() {
             let index = found.get(i).as_f64().unwrap_or(0.0) as u32;
@@ -129,21 +131,18 @@ fn apply(set: &mut ToolSet<JsValue>, message: &JsValue) -> Result<(), JsValue> {
     Ok(())
 }
 
-/// `[declaration, json]` pairs for a list of tools.
+/// `(name, tool, declaration JSON)` for a list of tools; declaration objects
+/// are built only for the tools that turn out to be added.
 fn declarations(
     tools: impl Iterator<Item = JsValue>,
 ) -> Result<Vec<(String, JsValue, String)>, JsValue> {
     let mut out = Vec::new();
     for tool in tools {
-        let pair = glue::tool_declaration(&tool)?;
+        let json = tool_declaration_json(&tool)?;
         let name = view::get(&tool, |t| t.name())?
             .as_string()
             .unwrap_or_default();
-        out.push((
-            name,
-            pair.get(0),
-            pair.get(1).as_string().unwrap_or_default(),
-        ));
+        out.push((name, tool, json));
     }
     Ok(out)
 }
@@ -195,8 +194,8 @@ pub fn declare_tool_changes(
     let (added_idx, removed_idx) = tool_changes(&prev_keys, &cur_keys);
     let added = Array::new();
     for i in added_idx {
-        if let Some((_, declaration, _)) = current.get(i) {
-            added.push(declaration);
+        if let Some((_, tool, _)) = current.get(i) {
+            added.push(&glue::tool_declaration(tool)?.get(0));
         }
     }
     let removed = Array::new();

@@ -691,7 +691,11 @@ export function pumpUpdates(iterator, target, deliver) {
   return 1;
 }
 export function markHandled(value) {
-  if (isThenable(value)) Promise.resolve(value).then(undefined, () => {});
+  try {
+    if (isThenable(value)) Promise.resolve(value).then(undefined, () => {});
+  } catch {
+    // A thenable whose `then` throws is rejected when it is awaited; nothing to mark.
+  }
 }
 export const jsString = (value) => String(value);
 export const ownKeys = (object) => Object.keys(object);
@@ -726,4 +730,34 @@ export function finalResult(stream) {
     );
   }
   return stream.result();
+}
+
+const DECLARATION_JSON = new WeakMap();
+/**
+ * `JSON.stringify(toToolDeclaration(tool))`, remembered per tool object while
+ * its `name`, `description`, `parameters` and `constrainedSampling` stay the same
+ * objects (the JSON round trip of a schema is most of a turn's fixed cost).
+ */
+export function toolDeclarationJson(tool) {
+  const hit = DECLARATION_JSON.get(tool);
+  if (
+    hit !== undefined &&
+    hit.name === tool.name &&
+    hit.description === tool.description &&
+    hit.parameters === tool.parameters &&
+    hit.constrainedSampling === tool.constrainedSampling
+  ) {
+    return hit.json;
+  }
+  const json = toolDeclaration(tool)[1];
+  if (tool !== null && typeof tool === "object") {
+    DECLARATION_JSON.set(tool, {
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      constrainedSampling: tool.constrainedSampling,
+      json,
+    });
+  }
+  return json;
 }

@@ -72,12 +72,22 @@ export async function proxyErrorMessage(response) {
  */
 export function abortWatch(signal) {
   const watch = { reader: undefined, remove() {} };
-  if (!signal || typeof signal.addEventListener !== "function") return watch;
-  const onAbort = () => {
-    watch.reader?.cancel("Request aborted by user").catch(() => {});
-  };
-  signal.addEventListener("abort", onAbort);
-  watch.remove = () => signal.removeEventListener("abort", onAbort);
+  try {
+    if (!signal || typeof signal.addEventListener !== "function") return watch;
+    const onAbort = () => {
+      watch.reader?.cancel("Request aborted by user").catch(() => {});
+    };
+    signal.addEventListener("abort", onAbort);
+    watch.remove = () => {
+      try {
+        signal.removeEventListener("abort", onAbort);
+      } catch {
+        // A hostile signal: the listener dies with it.
+      }
+    };
+  } catch {
+    // A signal whose methods throw cannot be watched; fetch reports it instead.
+  }
   return watch;
 }
 export const jsString = (value) => String(value);
