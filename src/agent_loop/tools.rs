@@ -13,9 +13,6 @@
 //! (its `name`, `id`) or turning an error into text failing ends the run.
 
 use js_sys::{Array, Function};
-use std::cell::RefCell;
-use std::rc::Rc;
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 
 use super::join::join_all;
@@ -59,13 +56,16 @@ pub struct ToolHooks<'a> {
 
 #[wasm_bindgen(module = "/src/js/glue.js")]
 extern "C" {
-    /// `[onUpdate, close]`: a function safe to call at any time that forwards to
-    /// `forward` only until `close()` (late calls are ignored, as in the reference).
+    /// A tool's `onUpdate` and what its deliveries left to await (see glue.js).
     #[wasm_bindgen(js_name = updateGate)]
-    fn update_gate(forward: &JsValue) -> Array;
-    /// Marks a promise as handled now; its rejection is still seen when awaited.
-    #[wasm_bindgen(js_name = markHandled)]
-    fn mark_handled(value: &JsValue);
+    fn update_gate(deliver: &JsValue, tool_call: &JsValue) -> UpdateGate;
+    type UpdateGate;
+    #[wasm_bindgen(method, setter)]
+    fn set_open(this: &UpdateGate, open: bool);
+    #[wasm_bindgen(method, getter)]
+    fn pending(this: &UpdateGate) -> Array;
+    #[wasm_bindgen(method, getter, js_name = onUpdate)]
+    fn on_update(this: &UpdateGate) -> JsValue;
     #[wasm_bindgen(js_name = jsString, catch)]
     fn js_string(value: &JsValue) -> Result<String, JsValue>;
 }
@@ -211,16 +211,6 @@ pub enum UpdateSink {
     Callback(Option<Function>),
 }
 
-fn tool_update_event(tool_call: &JsValue, partial: &JsValue) -> Result<JsValue, JsValue> {
-    let c = view(tool_call);
-    Ok(glue::ev_tool_update(
-        &c.id()?,
-        &c.name()?,
-        &c.arguments()?,
-        partial,
-    ))
-}
-
 async fn execute_prepared(
     tool_call: &JsValue,
     tool: &JsValue,
@@ -228,29 +218,17 @@ async fn execute_prepared(
     signal: &JsValue,
     updates: UpdateSink,
 ) -> Result<Executed, JsValue> {
-    // Each accepted update is started at once (its event emitted synchronously, as
-    // in the reference) and its promise awaited after `execute` settles; the
-    // promise is marked handled at once, so a listener's rejection is not reported
-    // as unhandled in the meantime.
-    let pending: Rc<RefCell<Vec<JsValue>>> = Rc::new(RefCell::new(Vec::new()));
-    let forward = {
-        let pending = pending.clone();
-        let tool_call = tool_call.clone();
-        Closure::<dyn FnMut(JsValue)>::new(move |partial: JsValue| {
-            let started = match &updates {
-                UpdateSink::Run(sink) => {
-                    tool_update_event(&tool_call, &partial).and_then(|event| sink.start(&event))
-                }
-                UpdateSink::Callback(Some(f)) => f.call1(&JsValue::UNDEFINED, &partial),
-                UpdateSink::Callback(None) => return,
-            };
-            let promise = started.unwrap_or_else(|e| js_sys::Promise::reject(&e).into());
-            mark_handled(&promise);
-            pending.borrow_mut().push(promise);
-        })
+    // Each accepted update is delivered at once (its event emitted synchronously,
+    // as in the reference) and what is left of it is awaited after `execute`
+    // settles. The gate lives in JS: no Rust closure per call.
+    let gate = match &updates {
+        UpdateSink::Run(sink) => update_gate(&sink.deliver_fn(), tool_call),
+        UpdateSink::Callback(f) => {
+            let deliver = f.as_ref().map(JsValue::from).unwrap_or(JsValue::UNDEFINED);
+            update_gate(&deliver, &JsValue::UNDEFINED)
+        }
     };
-    let gate = update_gate(forward.as_ref());
-    let on_update = gate.get(0);
+    let on_update = gate.on_update();
     let start = glue::mono();
     let outcome = match view(tool)
         .execute()
@@ -264,17 +242,13 @@ async fn execute_prepared(
         Err(e) => Err(e),
     };
     let duration_ms = (glue::mono() - start).round();
-    if let Some(close) = gate.get(1).dyn_ref::<Function>() {
-        let _ = close.call0(&JsValue::UNDEFINED);
-    }
-    let waits: Vec<JsValue> = pending.borrow_mut().drain(..).collect();
+    gate.set_open(false);
     let mut update_error = None;
-    for w in waits {
+    for w in gate.pending().iter() {
         if let Err(e) = call::settle(w).await {
             update_error.get_or_insert(e);
         }
     }
-    drop(forward);
     let (result, is_error) = match outcome {
         Ok(result) if result.is_undefined() || result.is_null() => {
             let text = if result.is_null() {

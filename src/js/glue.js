@@ -314,9 +314,32 @@ export const PI_ATTRIBUTION = { name: "pi", url: "https://pi.dev", categories: [
 export const DEFAULT_AGENT_IDENTITY = { attribution: PI_ATTRIBUTION };
 export const getDefaultIdentity = () => DEFAULT_AGENT_IDENTITY;
 
-export function updateGate(forward) {
-  let open = true;
-  return [(partialResult) => { if (open) forward(partialResult); }, () => { open = false; }];
+/**
+ * A tool's `onUpdate`: while open, each partial result goes to `deliver` at once
+ * (as a `tool_execution_update` event when `toolCall` is given, else as is), and
+ * what delivery returns is kept in `pending`, marked handled so that a rejection
+ * waits for the loop instead of being reported as unhandled. Late calls are
+ * ignored, as in the reference.
+ */
+export function updateGate(deliver, toolCall) {
+  const gate = {
+    open: true,
+    pending: [],
+    onUpdate(partialResult) {
+      if (!gate.open || deliver === undefined) return;
+      let out;
+      try {
+        out = deliver(toolCall === undefined ? partialResult : evToolUpdate(toolCall.id, toolCall.name, toolCall.arguments, partialResult));
+      } catch (error) {
+        out = Promise.reject(error);
+      }
+      if (isThenable(out)) {
+        markHandled(out);
+        gate.pending.push(out);
+      }
+    },
+  };
+  return gate;
 }
 export const hasLegacyTypeBoxKind = (schema) => Object.getOwnPropertySymbols(schema).includes(Symbol.for("TypeBox.Kind"));
 
