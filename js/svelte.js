@@ -5,8 +5,13 @@
 export function agentStore(agent, options) {
   return {
     subscribe(run) {
-      run(agent.getSnapshot());
-      const unsubscribe = agent.subscribeState(() => run(agent.getSnapshot()), options);
+      let last = agent.getSnapshot();
+      run(last);
+      // Svelte treats every object it is given as a new value: pass only new snapshots.
+      const unsubscribe = agent.subscribeState(() => {
+        const next = agent.getSnapshot();
+        if (next !== last) run((last = next));
+      }, options);
       return () => {
         unsubscribe();
       };

@@ -430,15 +430,16 @@ export function createAgentState(initial) {
     messages.unshift(first);
   }
 
-  const watchers = new Map();
+  // One entry per subscription (the same function may subscribe twice).
+  const watchers = new Set();
   let scheduled = false;
   const notify = () => {
     scheduled = false;
-    for (const [watcher, sync] of watchers) if (!sync) watcher();
+    for (const { watcher, sync } of watchers) if (!sync) watcher();
   };
   const changed = () => {
     if (watchers.size === 0) return;
-    for (const [watcher, sync] of watchers) if (sync) watcher();
+    for (const { watcher, sync } of watchers) if (sync) watcher();
     if (!scheduled) {
       scheduled = true;
       frame(notify);
@@ -517,8 +518,9 @@ export function createAgentState(initial) {
       return snapshot;
     },
     watch(watcher, sync) {
-      watchers.set(watcher, sync);
-      return () => watchers.delete(watcher);
+      const entry = { watcher, sync };
+      watchers.add(entry);
+      return () => watchers.delete(entry);
     },
   });
   return state;
