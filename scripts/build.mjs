@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // Builds the npm package into pkg/: release wasm -> wasm-bindgen -> wasm-opt
 // (binaryen from npm; Debian's binaryen 108 corrupts wasm-bindgen output) ->
-// entry files -> package.json, then prints the sizes.
+// short import/export names -> entry files -> package.json -> minified JS,
+// then prints the sizes.
 //
 //   node scripts/build.mjs            release build
-//   node scripts/build.mjs --dev      debug wasm, no wasm-opt (fast, for iterating)
+//   node scripts/build.mjs --dev      debug wasm, no wasm-opt, no minifying (fast, for iterating)
 import { execFileSync } from "node:child_process";
+import { buildSync, transformSync } from "esbuild";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,7 +16,7 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const finalPkg = join(root, "pkg");
 // Built next to pkg/ and swapped in at the end, so a running test never sees a half-built package.
-const pkg = join(root, "pkg.tmp");
+const pkg = join(root, `pkg.tmp-${process.pid}`);
 const dev = process.argv.includes("--dev");
 const NAME = "pi_agent_wasm";
 
@@ -39,11 +41,77 @@ run("wasm-bindgen", [
 ]);
 
 const wasmPath = join(pkg, `${NAME}_bg.wasm`);
+const bindgenJs = join(pkg, `${NAME}.js`);
 if (!dev) {
   const wasmOpt = join(root, "node_modules/.bin/wasm-opt");
   if (!existsSync(wasmOpt)) throw new Error("node_modules/.bin/wasm-opt is missing: run `npm ci` (binaryen from npm)");
-  run(wasmOpt, ["-Oz", "--enable-reference-types", "--enable-bulk-memory", "--enable-nontrapping-float-to-int",
-    "--enable-sign-ext", "--enable-mutable-globals", wasmPath, "-o", wasmPath]);
+  const features = ["--enable-reference-types", "--enable-bulk-memory", "--enable-nontrapping-float-to-int",
+    "--enable-sign-ext", "--enable-mutable-globals"];
+  // The module owns its memory (fresh, zero-filled) and Rust never uses the
+  // first KiB, so binaryen may drop zero data and fold low offsets.
+  run(wasmOpt, ["-Oz", "--low-memory-unused", "--zero-filled-memory", ...features, wasmPath, "-o", wasmPath]);
+  shortenImportExportNames(wasmOpt, features);
+}
+
+// wasm-bindgen names every import `./${NAME}_bg.js`:`__wbg_<name>_<16 hex>` (or
+// a snippet path and function name) and exports keep their Rust names: about
+// 14 kB of names in the wasm, and the same keys again in the JS glue. binaryen
+// renames them to one module `a` with one- or two-letter fields and prints the
+// mapping; the JS import object and every `wasm.<export>` are rewritten to
+// match. Any surprise in the generated JS leaves the long names in place.
+function shortenImportExportNames(wasmOpt, features) {
+  const minified = join(pkg, "minified.wasm");
+  const out = execFileSync(wasmOpt, ["--minify-imports-and-exports-and-modules", ...features, wasmPath, "-o", minified],
+    { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 24 });
+  const skip = (why) => {
+    rmSync(minified, { force: true });
+    console.warn(`build: import/export names not shortened (${why})`);
+  };
+  let map;
+  try {
+    map = JSON.parse(out.slice(out.indexOf("{")));
+  } catch {
+    return skip("no mapping from wasm-opt");
+  }
+  let js = readFileSync(bindgenJs, "utf8");
+  const ident = /^[A-Za-z_$][\w$]*$/;
+  const bg = `./${NAME}_bg.js`;
+  // Namespace imports of the snippet modules: one variable per module.
+  const nsLines = [...js.matchAll(/^import \* as (import\d+) from "([^"]+)";?\n/gm)];
+  const nsVar = new Map();
+  for (const [, v, mod] of nsLines) if (!nsVar.has(mod)) nsVar.set(mod, v);
+  const returned = /\n    return \{\n        __proto__: null,\n(?:        "[^"]+": import\d+,\n)+    \};\n/;
+  if (!returned.test(js)) return skip("unexpected __wbg_get_imports");
+  const extra = [];
+  for (const [mod, field, short] of map.imports) {
+    if (!ident.test(short)) return skip(`import name ${short}`);
+    if (mod === bg) {
+      const key = new RegExp(`(\\n        )${field.replace(/\$/g, "\\$")}(: function\\()`, "g");
+      const hits = js.match(key)?.length ?? 0;
+      if (hits !== 1 || js.split(field).length !== 2) return skip(`import ${field} seen ${hits} times`);
+      js = js.replace(key, (_, before, after) => before + short + after);
+    } else if (nsVar.has(mod) && ident.test(field)) {
+      extra.push(`${short}: ${nsVar.get(mod)}.${field}`);
+    } else {
+      return skip(`import ${mod} ${field}`);
+    }
+  }
+  js = js.replace(returned, () => `\n    return { __proto__: null, a: Object.assign(import0, { ${extra.join(", ")} }) };\n`);
+  const kept = new Set(nsVar.values());
+  js = js.replace(/^import \* as (import\d+) from "[^"]+";?\n/gm, (line, v) => (kept.has(v) ? line : ""));
+  const exportsMap = new Map(map.exports);
+  for (const short of exportsMap.values()) if (!ident.test(short)) return skip(`export name ${short}`);
+  let unknown = null;
+  js = js.replace(/\bwasm\.([A-Za-z_$][\w$]*)/g, (whole, name) => {
+    if (!exportsMap.has(name)) unknown = name;
+    return `wasm.${exportsMap.get(name)}`;
+  });
+  if (unknown) return skip(`wasm.${unknown} is not an export`);
+  if (/\bwasm\[/.test(js)) return skip("wasm[...] access");
+  const dropped = [...nsLines].map((m) => m[1]).filter((v) => !kept.has(v));
+  if (dropped.some((v) => new RegExp(`\\b${v}\\b`).test(js))) return skip("a dropped namespace import is still used");
+  writeFileSync(bindgenJs, js);
+  renameSync(minified, wasmPath);
 }
 
 // The JS snippets wasm-bindgen copied (our glue) live under snippets/<crate-hash>/.
@@ -116,6 +184,27 @@ writeFileSync(join(pkg, "package.json"), JSON.stringify(pkgJson, null, 2) + "\n"
 rmSync(join(pkg, ".gitignore"), { force: true });
 if (existsSync(join(root, "README.md"))) cpSync(join(root, "README.md"), join(pkg, "README.md"));
 
+function allJs(dir, adapters = false) {
+  const out = [];
+  for (const f of readdirSync(dir)) {
+    const p = join(dir, f);
+    if (statSync(p).isDirectory()) out.push(...allJs(p, adapters));
+    else if (p.endsWith(".js") && (adapters || !/[\\/](react|svelte)\.js$/.test(p))) out.push(p);
+  }
+  return out;
+}
+
+// Minified JS, module by module (exports and `import.meta.url` untouched; no
+// syntax lowering). Leading `@ts-self-types` hints are kept.
+if (!dev) {
+  for (const p of allJs(pkg, true)) {
+    const source = readFileSync(p, "utf8");
+    const hint = source.match(/^\/\* @ts-self-types="[^"]*" \*\/\n/)?.[0] ?? "";
+    const { code } = transformSync(source, { loader: "js", format: "esm", minify: true, target: "esnext", legalComments: "none" });
+    writeFileSync(p, hint + code);
+  }
+}
+
 rmSync(finalPkg, { recursive: true, force: true });
 renameSync(pkg, finalPkg);
 
@@ -127,19 +216,18 @@ function sizes(buf) {
     brotli: brotliCompressSync(buf, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
   };
 }
-function allJs(dir) {
-  const out = [];
-  for (const f of readdirSync(dir)) {
-    const p = join(dir, f);
-    if (statSync(p).isDirectory()) out.push(...allJs(p));
-    else if (p.endsWith(".js") && !/\/(react|svelte)\.js$/.test(p)) out.push(p);
-  }
-  return out;
-}
 const wasm = sizes(readFileSync(join(finalPkg, `${NAME}_bg.wasm`)));
 const js = sizes(Buffer.concat(allJs(finalPkg).map((p) => readFileSync(p))));
+// What an app ships for `import { Agent, streamProxy }`: esbuild bundle, minified.
+const app = sizes(Buffer.from(buildSync({
+  stdin: { contents: `export { Agent, streamProxy } from "./index.js";`, resolveDir: finalPkg },
+  bundle: true, minify: true, format: "esm", platform: "browser", write: false, logLevel: "silent",
+}).outputFiles[0].contents));
 const kb = (n) => (n / 1000).toFixed(1).padStart(7) + " kB";
 console.log(`\npkg/ (${dev ? "dev" : "release"})          raw        gzip      brotli`);
 console.log(`  ${NAME}_bg.wasm  ${kb(wasm.raw)} ${kb(wasm.gzip)} ${kb(wasm.brotli)}`);
 console.log(`  JS glue + entry    ${kb(js.raw)} ${kb(js.gzip)} ${kb(js.brotli)}`);
 console.log(`  total              ${kb(wasm.raw + js.raw)} ${kb(wasm.gzip + js.gzip)} ${kb(wasm.brotli + js.brotli)}`);
+console.log(`app: import { Agent, streamProxy }, esbuild --bundle --minify, plus the wasm (reference: 48.2 kB gzip)`);
+console.log(`  JS bundle          ${kb(app.raw)} ${kb(app.gzip)} ${kb(app.brotli)}`);
+console.log(`  JS bundle + wasm   ${kb(app.raw + wasm.raw)} ${kb(app.gzip + wasm.gzip)} ${kb(app.brotli + wasm.brotli)}`);

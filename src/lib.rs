@@ -36,3 +36,8 @@ pub mod js;
 pub mod panic;
 pub mod proxy;
 pub mod types;
+
+// talc instead of std's dlmalloc: about 3 kB less gzipped wasm.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

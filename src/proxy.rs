@@ -8,7 +8,6 @@
 //! the same per delta at the end as at the start.
 
 use js_sys::{Array, JsString, Object, Promise, Uint8Array};
-use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 
@@ -158,7 +157,7 @@ pub fn stream_proxy(
 struct ProxyState {
     saw_terminal: bool,
     /// Argument parsers of the open tool calls, by content index.
-    args: HashMap<u32, ArgsMirror>,
+    args: Vec<(u32, ArgsMirror)>,
 }
 
 async fn read_stream(
@@ -260,7 +259,7 @@ fn process_line(
         stream.push(&out);
     } else if let Some(i) = index_of(&r) {
         // toolcall_start or toolcall_end: the next arguments start afresh.
-        state.args.remove(&i);
+        state.args.retain(|(k, _)| *k != i);
     }
     Ok(())
 }
@@ -295,13 +294,22 @@ fn toolcall_delta_event(
     };
     let args = match index_of(event) {
         Some(i) => {
-            let mirror = state.args.entry(i).or_insert_with(|| {
-                let mut m = ArgsMirror::default();
-                m.parser.push(&prior());
-                m
-            });
-            mirror.parser.push(&text);
-            mirror.arguments()
+            let at = match state.args.iter().position(|(k, _)| *k == i) {
+                Some(at) => at,
+                None => {
+                    let mut m = ArgsMirror::default();
+                    m.parser.push(&prior());
+                    state.args.push((i, m));
+                    state.args.len() - 1
+                }
+            };
+            match state.args.get_mut(at) {
+                Some((_, mirror)) => {
+                    mirror.parser.push(&text);
+                    mirror.arguments()
+                }
+                None => JsValue::UNDEFINED,
+            }
         }
         // A non-integer index cannot be tracked incrementally; parse from scratch.
         None => {
@@ -318,7 +326,8 @@ fn toolcall_delta_event(
 #[derive(Default)]
 struct ArgsMirror {
     parser: PartialJson,
-    built: HashMap<NodeId, Built>,
+    /// By node id (ids are dense arena indices).
+    built: Vec<Option<Built>>,
 }
 
 struct Built {
@@ -358,7 +367,7 @@ impl ArgsMirror {
     /// are rebuilt, so a wide container costs one native copy per delta, not one
     /// boundary crossing per member.
     fn patch(&self, id: NodeId, ids: &[NodeId]) -> Patch {
-        let Some(prev) = self.built.get(&id) else {
+        let Some(prev) = self.built.get(id as usize).and_then(Option::as_ref) else {
             return Patch::Full;
         };
         if prev.children.len() > ids.len() {
@@ -388,7 +397,7 @@ impl ArgsMirror {
         let Some(node) = self.parser.node(id) else {
             return JsValue::UNDEFINED;
         };
-        if let Some(b) = self.built.get(&id) {
+        if let Some(b) = self.built.get(id as usize).and_then(Option::as_ref) {
             if b.version == node.version {
                 return b.value.clone();
             }
@@ -400,11 +409,15 @@ impl ArgsMirror {
             NodeKind::Bool(b) => (JsValue::from_bool(*b), 0),
             NodeKind::Number(n) => (JsValue::from_f64(*n), 0),
             NodeKind::String(text) => {
-                let grown = self.built.get(&id).and_then(|b| {
-                    let suffix = text.get(b.text_len..)?;
-                    let prev: &JsString = b.value.dyn_ref()?;
-                    Some(JsValue::from(prev.concat(&JsValue::from_str(suffix))))
-                });
+                let grown = self
+                    .built
+                    .get(id as usize)
+                    .and_then(Option::as_ref)
+                    .and_then(|b| {
+                        let suffix = text.get(b.text_len..)?;
+                        let prev: &JsString = b.value.dyn_ref()?;
+                        Some(JsValue::from(prev.concat(&JsValue::from_str(suffix))))
+                    });
                 (grown.unwrap_or_else(|| JsValue::from_str(text)), text.len())
             }
             NodeKind::Array(items) => {
@@ -413,7 +426,8 @@ impl ArgsMirror {
                     Patch::Tail(changed) => {
                         let prev = self
                             .built
-                            .get(&id)
+                            .get(id as usize)
+                            .and_then(Option::as_ref)
                             .map(|b| b.value.clone())
                             .unwrap_or(JsValue::UNDEFINED);
                         let array = clone_array(&prev);
@@ -442,7 +456,8 @@ impl ArgsMirror {
                     Patch::Tail(changed) => {
                         let prev = self
                             .built
-                            .get(&id)
+                            .get(id as usize)
+                            .and_then(Option::as_ref)
                             .map(|b| b.value.clone())
                             .unwrap_or(JsValue::UNDEFINED);
                         let keys: Vec<(String, NodeId)> = changed
@@ -473,15 +488,18 @@ impl ArgsMirror {
                 (object, 0)
             }
         };
-        self.built.insert(
-            id,
-            Built {
+        let at = id as usize;
+        if self.built.len() <= at {
+            self.built.resize_with(at + 1, || None);
+        }
+        if let Some(slot) = self.built.get_mut(at) {
+            *slot = Some(Built {
                 version,
                 value: value.clone(),
                 text_len,
                 children,
-            },
-        );
+            });
+        }
         value
     }
 

@@ -343,6 +343,18 @@ export function updateGate(deliver, toolCall) {
 }
 export const hasLegacyTypeBoxKind = (schema) => Object.getOwnPropertySymbols(schema).includes(Symbol.for("TypeBox.Kind"));
 
+// ---- Schema host (json::schema::Host): the engine's own RegExp, numbers, URL parser.
+export function regexTest(pattern, flags, text) {
+  try {
+    return new RegExp(pattern, flags).test(text);
+  } catch (e) {
+    return String(e.message);
+  }
+}
+export const numberToString = (n) => String(n);
+export const stringToNumber = (s) => Number(s);
+export const urlCanParse = (url, base) => URL.canParse(url, base);
+
 // ---- Agent state (R67, R68, R80, R81) -----------------------------------------
 
 export const EMPTY_USAGE = {

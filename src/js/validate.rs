@@ -15,7 +15,7 @@ use super::convert::{to_js, to_value};
 use super::errors;
 use super::glue;
 use super::view::{self, view};
-use crate::json::schema::{CompiledSchema, SchemaError};
+use crate::json::schema::{CompiledSchema, Host, SchemaError};
 
 /// Non-enumerable TypeBox markers that change coercion; copied as plain keys.
 pub const HIDDEN_SCHEMA_KEYS: &[&str] = &["~kind", "~optional", "~readonly"];
@@ -31,6 +31,38 @@ extern "C" {
     fn has_legacy_kind(schema: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(js_name = jsString, catch)]
     fn js_string(value: &JsValue) -> Result<String, JsValue>;
+    #[wasm_bindgen(js_name = regexTest)]
+    fn regex_test(pattern: &str, flags: &str, text: &str) -> JsValue;
+    #[wasm_bindgen(js_name = numberToString)]
+    fn number_to_string(n: f64) -> String;
+    #[wasm_bindgen(js_name = stringToNumber)]
+    fn string_to_number(text: &str) -> f64;
+    #[wasm_bindgen(js_name = urlCanParse)]
+    fn url_can_parse(url: &str, base: Option<&str>) -> bool;
+}
+
+/// The validator's [`Host`]: the JavaScript engine's own `RegExp`, `String(n)`,
+/// `Number(s)` and `URL.canParse`, so patterns and formats behave exactly as in
+/// the reference and none of the Rust fallbacks are linked.
+struct JsHost;
+
+impl Host for JsHost {
+    fn regex_test(&self, pattern: &str, flags: &str, text: &str) -> Result<bool, String> {
+        let r = regex_test(pattern, flags, text);
+        match r.as_bool() {
+            Some(hit) => Ok(hit),
+            None => Err(r.as_string().unwrap_or_default()),
+        }
+    }
+    fn number_to_string(&self, n: f64) -> String {
+        number_to_string(n)
+    }
+    fn string_to_number(&self, text: &str) -> f64 {
+        string_to_number(text)
+    }
+    fn url_can_parse(&self, url: &str, base: Option<&str>) -> bool {
+        url_can_parse(url, base)
+    }
 }
 
 /// What a validator function returns: the coerced arguments, or (thrown) an
@@ -38,7 +70,7 @@ extern "C" {
 fn make_validator(compiled: CompiledSchema) -> Function {
     let validate = move |args: JsValue, legacy: bool| -> Result<JsValue, JsValue> {
         let value = to_value(&args, &[]).map_err(|e| errors::error(&e.message()))?;
-        match compiled.validate_arguments(value, legacy) {
+        match compiled.validate_arguments_with(value, legacy, &JsHost) {
             Ok(Ok(coerced)) => Ok(to_js(&coerced)),
             Ok(Err(failure)) => Err(failure
                 .lines
@@ -63,8 +95,8 @@ fn validator(schema: &JsValue) -> Result<Function, JsValue> {
         }
     }
     let value = to_value(schema, HIDDEN_SCHEMA_KEYS).map_err(|e| errors::error(&e.message()))?;
-    let compiled =
-        CompiledSchema::compile(&value).map_err(|SchemaError::Compile(m)| errors::error(&m))?;
+    let compiled = CompiledSchema::compile_with(&value, &JsHost)
+        .map_err(|SchemaError::Compile(m)| errors::error(&m))?;
     let f = make_validator(compiled);
     if cacheable {
         CACHE.with(|c| c.set(schema.unchecked_ref(), &f));
