@@ -68,6 +68,8 @@ extern "C" {
     fn on_update(this: &UpdateGate) -> JsValue;
     #[wasm_bindgen(js_name = jsString, catch)]
     fn js_string(value: &JsValue) -> Result<String, JsValue>;
+    #[wasm_bindgen(js_name = findTool, catch)]
+    fn find_tool_js(tools: &JsValue, name: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 /// `message.content.filter(c => c.type === "toolCall")`, failing where the
@@ -108,16 +110,10 @@ fn error_result_of(error: &JsValue) -> Result<JsValue, JsValue> {
     Ok(glue::error_tool_result(&errors::err_text(error)?))
 }
 
+/// `tools.find(t => t.name === name)`, in one call.
 fn find_tool(tools: &JsValue, name: &JsValue) -> Result<Option<JsValue>, JsValue> {
-    if !Array::is_array(tools) {
-        return Ok(None);
-    }
-    for tool in tools.unchecked_ref::<Array>().iter() {
-        if view::get(&tool, |t| t.name())? == *name {
-            return Ok(Some(tool));
-        }
-    }
-    Ok(None)
+    let tool = find_tool_js(tools, name)?;
+    Ok((!tool.is_undefined()).then_some(tool))
 }
 
 async fn prepare_tool_call(

@@ -798,3 +798,4 @@ export function toolDeclarationJson(tool) {
   }
   return json;
 }
+export const findTool = (tools, name) => (Array.isArray(tools) ? tools.find((t) => t.name === name) : undefined);
