@@ -95,21 +95,11 @@ function serve() {
 
 async function soakBrowser() {
 	const { chromium } = await import("playwright-core");
+	const { CHROMIUM_ARGS, CHROMIUM_PATH } = await import("../tests/support/chromium.mjs");
 	const server = await serve();
 	const browser = await chromium.launch({
-		executablePath: "/usr/bin/chromium",
-		args: [
-			"--no-sandbox",
-			"--headless=new",
-			"--disable-gpu",
-			"--disable-dev-shm-usage",
-			"--disable-background-networking",
-			"--disable-component-update",
-			"--no-first-run",
-			"--disable-sync",
-			"--js-flags=--expose-gc",
-			"--enable-precise-memory-info",
-		],
+		executablePath: CHROMIUM_PATH,
+		args: [...CHROMIUM_ARGS, "--js-flags=--expose-gc", "--enable-precise-memory-info"],
 	});
 	try {
 		const page = await browser.newPage();

@@ -367,7 +367,7 @@ impl ArgsMirror {
     /// are rebuilt, so a wide container costs one native copy per delta, not one
     /// boundary crossing per member.
     fn patch(&self, id: NodeId, ids: &[NodeId]) -> Patch {
-        let Some(prev) = self.built.get(id as usize).and_then(Option::as_ref) else {
+        let Some(prev) = self.built_of(id) else {
             return Patch::Full;
         };
         if prev.children.len() > ids.len() {
@@ -397,7 +397,7 @@ impl ArgsMirror {
         let Some(node) = self.parser.node(id) else {
             return JsValue::UNDEFINED;
         };
-        if let Some(b) = self.built.get(id as usize).and_then(Option::as_ref) {
+        if let Some(b) = self.built_of(id) {
             if b.version == node.version {
                 return b.value.clone();
             }
@@ -409,27 +409,18 @@ impl ArgsMirror {
             NodeKind::Bool(b) => (JsValue::from_bool(*b), 0),
             NodeKind::Number(n) => (JsValue::from_f64(*n), 0),
             NodeKind::String(text) => {
-                let grown = self
-                    .built
-                    .get(id as usize)
-                    .and_then(Option::as_ref)
-                    .and_then(|b| {
-                        let suffix = text.get(b.text_len..)?;
-                        let prev: &JsString = b.value.dyn_ref()?;
-                        Some(JsValue::from(prev.concat(&JsValue::from_str(suffix))))
-                    });
+                let grown = self.built_of(id).and_then(|b| {
+                    let suffix = text.get(b.text_len..)?;
+                    let prev: &JsString = b.value.dyn_ref()?;
+                    Some(JsValue::from(prev.concat(&JsValue::from_str(suffix))))
+                });
                 (grown.unwrap_or_else(|| JsValue::from_str(text)), text.len())
             }
             NodeKind::Array(items) => {
                 children = items.clone();
                 let array = match self.patch(id, &children) {
                     Patch::Tail(changed) => {
-                        let prev = self
-                            .built
-                            .get(id as usize)
-                            .and_then(Option::as_ref)
-                            .map(|b| b.value.clone())
-                            .unwrap_or(JsValue::UNDEFINED);
+                        let prev = self.previous_value(id);
                         let array = clone_array(&prev);
                         if depth < MAX_DEPTH {
                             for (i, child) in changed {
@@ -454,12 +445,7 @@ impl ArgsMirror {
                 children = members.iter().map(|(_, v)| *v).collect();
                 let object = match self.patch(id, &children) {
                     Patch::Tail(changed) => {
-                        let prev = self
-                            .built
-                            .get(id as usize)
-                            .and_then(Option::as_ref)
-                            .map(|b| b.value.clone())
-                            .unwrap_or(JsValue::UNDEFINED);
+                        let prev = self.previous_value(id);
                         let keys: Vec<(String, NodeId)> = changed
                             .iter()
                             .filter_map(|(i, child)| Some((self.member_key(id, *i)?, *child)))
@@ -501,6 +487,17 @@ impl ArgsMirror {
             });
         }
         value
+    }
+
+    /// The JS value last built for `id` (`undefined` if none).
+    fn previous_value(&self, id: NodeId) -> JsValue {
+        self.built_of(id)
+            .map(|b| b.value.clone())
+            .unwrap_or(JsValue::UNDEFINED)
+    }
+
+    fn built_of(&self, id: NodeId) -> Option<&Built> {
+        self.built.get(id as usize).and_then(Option::as_ref)
     }
 
     fn member_key(&self, id: NodeId, index: usize) -> Option<String> {

@@ -76,7 +76,7 @@ pub async fn stream_assistant_response(
     .await?;
 
     let level = thinking_level(&config)?;
-    let target = messages_array(&context)?;
+    let target = super::messages_of(&context)?;
     let iterator = glue::open_iterator(&response)?;
     let mut partial: Option<JsValue> = None;
 
@@ -131,10 +131,6 @@ async fn finish(
     }
     run.emit(glue::ev_message_end(&message)).await?;
     Ok(message)
-}
-
-fn messages_array(context: &JsValue) -> Result<Array, JsValue> {
-    super::messages_of(context)
 }
 
 fn replace_last(array: &Array, value: &JsValue) {

@@ -137,9 +137,7 @@ export function errText(error) {
   return error instanceof Error ? error.message : String(error);
 }
 export const shallow = (o) => ({ ...o });
-export const now = () => Date.now();
 export const mono = () => performance.now();
-export const typeOf = (v) => typeof v;
 
 // ---- agent events (reference key order) ---------------------------------------
 

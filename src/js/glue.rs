@@ -21,7 +21,6 @@ extern "C" {
     pub fn err_text(error: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch)]
     pub fn shallow(object: &JsValue) -> Result<JsValue, JsValue>;
-    pub fn now() -> f64;
     pub fn mono() -> f64;
 
     #[wasm_bindgen(js_name = evAgentStart)]
@@ -42,13 +41,6 @@ extern "C" {
     pub fn ev_message_update(partial: &JsValue, event: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = evToolStart)]
     pub fn ev_tool_start(id: &JsValue, name: &JsValue, args: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = evToolUpdate)]
-    pub fn ev_tool_update(
-        id: &JsValue,
-        name: &JsValue,
-        args: &JsValue,
-        partial: &JsValue,
-    ) -> JsValue;
     #[wasm_bindgen(js_name = evToolEnd)]
     pub fn ev_tool_end(
         id: &JsValue,
@@ -74,8 +66,6 @@ extern "C" {
         error_message: &JsValue,
         usage: &JsValue,
     ) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = userMessage, catch)]
-    pub fn user_message(text: &JsValue, images: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = applyAfterToolCall, catch)]
     pub fn apply_after_tool_call(
         result: &JsValue,

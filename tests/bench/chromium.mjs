@@ -1,16 +1,8 @@
 // Headless Chromium with the bench page loaded and a CDP session, for run.mjs and profile.mjs.
 import { chromium } from "playwright-core";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium.mjs";
 
-export const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--headless=new",
-  "--disable-gpu",
-  "--disable-dev-shm-usage",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--disable-sync",
-];
+export { CHROMIUM_ARGS } from "../support/chromium.mjs";
 
 /**
  * Opens `${base}/bench/page.html`. Returns { browser, page, cdp, marks(), reset() }: every
@@ -18,7 +10,7 @@ export const CHROMIUM_ARGS = [
  * Performance.enable with timeDomain "threadTicks") under `label`.
  */
 export async function openBenchPage(base, { log = () => {} } = {}) {
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   const page = await browser.newPage();
   const cdp = await page.context().newCDPSession(page);
   await cdp.send("Performance.enable", { timeDomain: "threadTicks" });

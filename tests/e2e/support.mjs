@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium.mjs";
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const WWW = join(REPO, "www");
@@ -14,16 +15,7 @@ export const PKG = join(REPO, "pkg");
 export const DIST = join(WWW, "dist");
 export const SHOTS = join(REPO, "test-output", "e2e");
 
-export const CHROMIUM_ARGS = [
-	"--no-sandbox",
-	"--headless=new",
-	"--disable-gpu",
-	"--disable-dev-shm-usage",
-	"--disable-background-networking",
-	"--disable-component-update",
-	"--no-first-run",
-	"--disable-sync",
-];
+export { CHROMIUM_ARGS } from "../support/chromium.mjs";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -137,7 +129,7 @@ export async function startDemoServer(env = {}, { timeoutMs = 20_000 } = {}) {
 
 export async function launchChromium() {
 	const { chromium } = await import("playwright-core");
-	return chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
+	return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
 }
 
 /** A page that records uncaught errors and console errors (checked at the end of a test). */

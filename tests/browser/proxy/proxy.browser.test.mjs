@@ -17,6 +17,7 @@ import { startSseServer } from "../../support/sse-server.mjs";
 import { runProxy, MODEL, CONTEXT, E, sseScript } from "../../js/proxy/harness.mjs";
 import { withoutSnapshot, describeDiff } from "../../js/proxy/normalize.mjs";
 import { streamProxy as referenceStreamProxy } from "@earendil-works/pi-agent-core";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 // PI_BROWSER_PKG_DIR points at another build (e.g. a frozen copy while pkg/ is being rebuilt).
@@ -24,16 +25,6 @@ const PKG_DIR = process.env.PI_BROWSER_PKG_DIR ? resolve(process.env.PI_BROWSER_
 const HERE = fileURLToPath(new URL("./", import.meta.url));
 const JS_PROXY = fileURLToPath(new URL("../../js/proxy/", import.meta.url));
 
-const CHROMIUM_ARGS = [
-	"--no-sandbox",
-	"--headless=new",
-	"--disable-gpu",
-	"--disable-dev-shm-usage",
-	"--disable-background-networking",
-	"--disable-component-update",
-	"--no-first-run",
-	"--disable-sync",
-];
 
 const MIME = {
 	".html": "text/html; charset=utf-8",
@@ -210,7 +201,7 @@ test("streamProxy in headless Chromium: page and dedicated module Worker", { tim
 		cleanups.push(() => sse.close());
 
 		const { chromium } = await import("playwright-core");
-		const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS, timeout: 30000 });
+		const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, timeout: 30000 });
 		cleanups.push(() => browser.close());
 		const page = await browser.newPage();
 		page.setDefaultTimeout(30000);

@@ -20,22 +20,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join, resolve, sep, extname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const HERE = fileURLToPath(new URL("./", import.meta.url));
 const APP = join(HERE, "app");
 const PKG_DIR = process.env.PI_BROWSER_PKG_DIR ? resolve(process.env.PI_BROWSER_PKG_DIR) : join(REPO, "pkg");
 
-const CHROMIUM_ARGS = [
-	"--no-sandbox",
-	"--headless=new",
-	"--disable-gpu",
-	"--disable-dev-shm-usage",
-	"--disable-background-networking",
-	"--disable-component-update",
-	"--no-first-run",
-	"--disable-sync",
-];
 // Renders allowed above the number of frames the run spanned (the first notification, the last one).
 const FRAME_SLACK = 3;
 
@@ -196,7 +187,7 @@ test("React and Svelte adapters: finished rows never re-render, the streaming ro
 		const server = await startStaticServer({ "/pkg/": PKG_DIR, "/app/": APP, "/build/": outDir });
 		cleanups.push(() => server.close());
 		const chromium = await loadPlaywright();
-		const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: CHROMIUM_ARGS });
+		const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
 		cleanups.push(() => browser.close());
 
 		for (const app of ["react", "svelte"]) {
