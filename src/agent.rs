@@ -13,7 +13,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 use web_sys::AbortController;
 
-use crate::agent_loop::{self, Sink};
+use crate::agent_loop::{self, Carry, Sink};
 use crate::js::call::{self, optional_fn};
 use crate::js::errors::{self, msg};
 use crate::js::glue;
@@ -58,8 +58,14 @@ extern "C" {
         get_steering: &JsValue,
         get_follow_up: &JsValue,
     ) -> JsValue;
-    #[wasm_bindgen(js_name = contextSnapshot, catch)]
-    fn context_snapshot(state: &JsValue, share_messages: bool) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = runContext, catch)]
+    fn run_context(state: &JsValue, persistent: bool) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = privateTranscript, catch)]
+    fn private_transcript(fields: &JsValue) -> Result<bool, JsValue>;
+    #[wasm_bindgen(js_name = stateMessages)]
+    fn state_messages(state: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = dropRunMirror)]
+    fn drop_run_mirror(state: &JsValue);
     #[wasm_bindgen(js_name = lastRole, catch)]
     fn last_role(messages: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = allSystem, catch)]
@@ -489,7 +495,7 @@ impl Agent {
         if self.core.active.borrow().is_some() {
             return Err(errors::error(msg::ALREADY_CONTINUING));
         }
-        let messages = get(&self.core.state, "messages");
+        let messages = state_messages(&self.core.state);
         if all_system(&messages)? {
             return Err(errors::error(msg::NO_MESSAGES_TO_CONTINUE));
         }
@@ -638,40 +644,48 @@ struct PreparedRun {
     context: JsValue,
     config: JsValue,
     stream_fn: JsValue,
+    carry: Carry,
 }
 
 fn prepare_run(core: &Rc<Core>, kind: RunKind) -> Result<PreparedRun, JsValue> {
-    // A prompt run copies the transcript itself (the loop appends the prompts to
-    // a new array); a continuation shares its context's array, so it gets a copy.
-    let shared = matches!(kind, RunKind::Prompt(..));
-    let context = context_snapshot(&core.state, shared)?;
+    // Every run works on a private copy of the transcript (prompts are appended
+    // to it in place). When no hook can see that copy, the copy the last run
+    // ended with is reused and its LLM view only extended, so a prompt costs the
+    // same on a long transcript as on a short one.
+    let persistent = private_transcript(&core.fields)?;
+    let context = run_context(&core.state, persistent)?;
     Ok(PreparedRun {
         kind,
         context,
         config: loop_config(core),
         stream_fn: core.field("streamFunction"),
+        carry: Carry {
+            replay: core.replay.clone(),
+            private_messages: true,
+            llm_view: persistent,
+        },
     })
 }
 
 async fn execute(core: &Rc<Core>, run: PreparedRun, signal: JsValue) -> Result<(), JsValue> {
     let sink = Sink::Agent(core.clone());
-    let replay = core.replay.clone();
     let PreparedRun {
         kind,
         context,
         config,
         stream_fn,
+        carry,
     } = run;
     match kind {
         RunKind::Prompt(messages, skip) => {
             core.skip_initial_steering.set(skip);
-            agent_loop::run_agent_loop(messages, context, config, sink, signal, stream_fn, replay)
+            agent_loop::run_agent_loop(messages, context, config, sink, signal, stream_fn, carry)
                 .await?;
         }
         RunKind::Continue => {
             core.skip_initial_steering.set(false);
             agent_loop::run_agent_loop_continue(
-                context, config, sink, signal, stream_fn, false, replay,
+                context, config, sink, signal, stream_fn, false, carry,
             )
             .await?;
         }
@@ -690,11 +704,13 @@ async fn handle_run_failure(
     error: &JsValue,
     aborted: bool,
 ) -> Result<(), JsValue> {
+    // The failed run's transcript copy no longer matches what the agent records.
+    drop_run_mirror(&core.state);
     let model = get(&core.state, "model");
     let failure = agent_loop::failure_message(&model, error, aborted)?;
     // Best effort: a transcript whose tool calls cannot even be read (a throwing
     // getter) gets no answers; only a listener's error stops the delivery.
-    let messages = get(&core.state, "messages");
+    let messages = state_messages(&core.state);
     let unanswered = unanswered_tool_calls(&messages).unwrap_or_default();
     if unanswered.length() > 0 {
         let mut text = String::from("Tool call was not completed: the run ended early (");

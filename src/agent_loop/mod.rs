@@ -180,6 +180,22 @@ pub struct Run {
     pub new_messages: Array,
     /// The transcript's replayed tool set, kept up to date incrementally.
     pub replay: declare::ReplayCache,
+    /// Convert the transcript for requests incrementally (see [`Carry::llm_view`]).
+    pub llm_view: bool,
+}
+
+/// What a run is given beyond the loop's arguments: state an `Agent` carries
+/// from run to run. The stateless entry points use the default.
+#[derive(Clone, Default)]
+pub struct Carry {
+    pub replay: declare::ReplayCache,
+    /// The context's `messages` array is the caller's private copy: prompts are
+    /// appended to it in place instead of to a new array.
+    pub private_messages: bool,
+    /// No hook sees the context and `convertToLlm` is the default: the LLM view
+    /// of the transcript is kept between requests and only extended (the
+    /// transcript is neither copied nor scanned per request).
+    pub llm_view: bool,
 }
 
 impl Run {
@@ -189,9 +205,10 @@ impl Run {
         config: JsValue,
         context: JsValue,
         new_messages: Array,
-        replay: declare::ReplayCache,
+        carry: Carry,
     ) -> Result<Run, JsValue> {
         let hooks = Hooks::read(&config)?;
+        let llm_view = carry.llm_view && hooks.transform_context.is_none();
         Ok(Run {
             sink,
             signal,
@@ -199,7 +216,8 @@ impl Run {
             config: RefCell::new(config),
             context: RefCell::new(context),
             new_messages,
-            replay,
+            replay: carry.replay,
+            llm_view,
         })
     }
 
@@ -276,7 +294,7 @@ pub async fn run_agent_loop(
     sink: Sink,
     signal: JsValue,
     stream_fn: JsValue,
-    replay: declare::ReplayCache,
+    carry: Carry,
 ) -> Result<Array, JsValue> {
     let prompts = if Array::is_array(&prompts) {
         prompts.unchecked_into::<Array>()
@@ -284,10 +302,17 @@ pub async fn run_agent_loop(
         return Err(errors::type_error("prompts must be an array of messages"));
     };
     let base = messages_of(&context)?;
-    let initial = declare::declare_tool_changes(&context, &prompts, &replay)?;
+    let initial = declare::declare_tool_changes(&context, &prompts, &carry.replay)?;
     let new_messages = Array::from(&initial);
-    let current = glue::context_with(&context, &base.concat(&initial))?;
-    let run = Run::new(sink, signal, config, current, new_messages.clone(), replay)?;
+    let current = if carry.private_messages {
+        for message in initial.iter() {
+            base.push(&message);
+        }
+        context
+    } else {
+        glue::context_with(&context, &base.concat(&initial))?
+    };
+    let run = Run::new(sink, signal, config, current, new_messages.clone(), carry)?;
     run.emit(glue::ev_agent_start()).await?;
     run.emit(glue::ev_turn_start()).await?;
     for message in initial.iter() {
@@ -307,13 +332,13 @@ pub async fn run_agent_loop_continue(
     signal: JsValue,
     stream_fn: JsValue,
     skip_initial_steering: bool,
-    replay: declare::ReplayCache,
+    carry: Carry,
 ) -> Result<Array, JsValue> {
     check_continue(&context)?;
     let new_messages = Array::new();
     // A shallow copy that shares `messages` with the caller, as in the reference.
     let current = glue::shallow(&context)?;
-    let run = Run::new(sink, signal, config, current, new_messages.clone(), replay)?;
+    let run = Run::new(sink, signal, config, current, new_messages.clone(), carry)?;
     run.emit(glue::ev_agent_start()).await?;
     run.emit(glue::ev_turn_start()).await?;
     let stream_fn = resolve_stream_fn(stream_fn)?;

@@ -34,6 +34,8 @@ const KIND_TERMINAL: u32 = 3;
 extern "C" {
     #[wasm_bindgen(js_name = finalResult, catch)]
     fn final_result(stream: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = llmView, catch)]
+    fn llm_view(messages: &Array) -> Result<JsValue, JsValue>;
 }
 
 pub async fn stream_assistant_response(
@@ -44,11 +46,16 @@ pub async fn stream_assistant_response(
     let config = run.config();
     let context = run.context();
 
-    let mut messages: JsValue = run.messages()?.into();
-    if let Some(f) = &hooks.transform_context {
-        messages = call::call(f, &config, &[&messages, &run.signal]).await?;
-    }
-    let llm_messages = call::call(&hooks.convert_to_llm, &config, &[&messages]).await?;
+    let messages = run.messages()?;
+    let llm_messages = if run.llm_view {
+        llm_view(&messages)?
+    } else {
+        let mut messages: JsValue = messages.into();
+        if let Some(f) = &hooks.transform_context {
+            messages = call::call(f, &config, &[&messages, &run.signal]).await?;
+        }
+        call::call(&hooks.convert_to_llm, &config, &[&messages]).await?
+    };
     let llm_context = js_sys::Object::new();
     js_sys::Reflect::set(&llm_context, &JsValue::from_str("messages"), &llm_messages)?;
 

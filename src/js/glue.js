@@ -470,16 +470,32 @@ export function createAgentState(initial) {
       changed();
     },
     get messages() {
+      // Once handed out, the array may be edited in place by the app: the
+      // run mirror must then be checked element by element (see `mirror`).
+      exposed = true;
       return messages;
     },
     set messages(next) {
       messages = next.slice();
+      exposed = false;
       changed();
     },
     isStreaming: false,
     streamingMessage: undefined,
     pendingToolCalls: new Set(),
     errorMessage: undefined,
+  };
+
+  let exposed = false;
+  // The loop's private copy of the transcript from the last run, reused by the
+  // next run while it still equals `messages` (see `runContext`).
+  let mirror;
+  let mirrorSource;
+  const mirrorValid = () => {
+    if (mirror === undefined || mirrorSource !== messages || mirror.length !== messages.length) return false;
+    if (!exposed) return mirror[mirror.length - 1] === messages[messages.length - 1];
+    for (let i = messages.length - 1; i >= 0; i--) if (mirror[i] !== messages[i]) return false;
+    return true;
   };
 
   let snapshot;
@@ -490,6 +506,17 @@ export function createAgentState(initial) {
   let systemPrompt = "";
   STATE_INTERNALS.set(state, {
     changed,
+    messages: () => messages,
+    runMessages(persistent) {
+      if (persistent && mirrorValid()) return mirror;
+      const copy = messages.slice();
+      mirror = persistent ? copy : undefined;
+      mirrorSource = messages;
+      return copy;
+    },
+    dropMirror() {
+      mirror = undefined;
+    },
     snapshot() {
       const tail = messages[messages.length - 1];
       const moved = source !== messages || length !== messages.length || last !== tail;
@@ -545,8 +572,12 @@ export function subscribeState(state, watcher, options) {
   return STATE_INTERNALS.get(state).watch(watcher, options?.coalesce === false);
 }
 
+/** `state.messages` for the agent's own reads (which do not count as handing the array out). */
+export const stateMessages = (state) => STATE_INTERNALS.get(state).messages();
+export const dropRunMirror = (state) => STATE_INTERNALS.get(state).dropMirror();
+
 export function resetState(state) {
-  const baseline = currentSystemMessage(state.messages);
+  const baseline = currentSystemMessage(stateMessages(state));
   state.messages = baseline ? [baseline] : [];
   state.isStreaming = false;
   state.streamingMessage = undefined;
@@ -577,7 +608,7 @@ function reduce(state, event) {
       break;
     case "message_end":
       state.streamingMessage = undefined;
-      state.messages.push(event.message);
+      stateMessages(state).push(event.message);
       break;
     case "tool_execution_start": {
       const next = new Set(state.pendingToolCalls);
@@ -658,10 +689,57 @@ export function agentLoopConfig(agent, state, reasoning, prepareNextTurn, getSte
   };
 }
 
-export const contextSnapshot = (state, shareMessages) => ({
-  messages: shareMessages ? state.messages : state.messages.slice(),
+/**
+ * The context a run starts from: a private copy of the transcript (the loop
+ * appends to it in place) and of the tools. With `persistent`, the copy is the
+ * one the last run ended with, whenever it still equals the transcript, so a
+ * prompt does not copy a long transcript again.
+ */
+export const runContext = (state, persistent) => ({
+  messages: STATE_INTERNALS.get(state).runMessages(persistent),
   tools: state.tools.slice(),
 });
+
+/**
+ * Whether an agent's runs may keep their transcript copy and its LLM view
+ * between requests and runs: only when no hook is given the context (and could
+ * keep or edit it) and `convertToLlm` is the default.
+ */
+export const privateTranscript = (fields) =>
+  fields.convertToLlm === defaultConvertToLlm &&
+  !fields.transformContext &&
+  !fields.prepareRequest &&
+  !fields.finishTurn &&
+  !fields.prepareNextTurn &&
+  !fields.prepareNextTurnWithContext &&
+  !fields.beforeToolCall &&
+  !fields.afterToolCall;
+
+const LLM_VIEWS = new WeakMap();
+/**
+ * `defaultConvertToLlm(messages)` for a run's private transcript, kept up to
+ * date by converting only the messages added since the last request: earlier
+ * entries of a private transcript never change (the loop only appends, and
+ * replaces the streaming message after it was converted). The stream function
+ * gets the same array each time, extended in place; if it changed the array's
+ * length, the view is rebuilt.
+ */
+export function llmView(messages) {
+  let view = LLM_VIEWS.get(messages);
+  if (view === undefined || view.out.length !== view.length || view.from > messages.length) {
+    view = { out: [], from: 0, length: 0 };
+    LLM_VIEWS.set(messages, view);
+  }
+  const out = view.out;
+  for (let i = view.from; i < messages.length; i++) {
+    const m = messages[i];
+    const role = m.role;
+    if (role === "system" || role === "user" || role === "assistant" || role === "toolResult") out.push(m);
+  }
+  view.from = messages.length;
+  view.length = out.length;
+  return out;
+}
 export const lastRole = (messages) => messages[messages.length - 1]?.role;
 export const allSystem = (messages) => messages.length === 0 || messages.every((m) => m.role === "system");
 export function toolCallOutcome(toolCall, result, isError, durationMs) {

@@ -319,3 +319,91 @@ deviation("deviation: R48 an update sink that rejects still gives the call its e
 	assert.deepEqual(types.slice(update), ["tool_execution_update", "tool_execution_end", "message_start", "message_end"]);
 	assert.equal(streamFn.calls.length, 1, "no further request after the failure");
 });
+
+// ---- An Agent's transcript is neither copied nor scanned per request ------------------------------
+// With the default convertToLlm and no hook that sees the context, an Agent keeps its run's copy of
+// the transcript and the stream function's `context.messages` between requests and runs, and only
+// extends them. The stream function therefore gets the same array each time, extended in place; at
+// every call its content is exactly what 1.4.0 would pass (a fresh filtered copy).
+
+/** A stream function that records, per call, the array it got and a copy of its elements. */
+function recordingStream(impl, responses) {
+	const seen = [];
+	const streamFn = scripted(impl, responses, { record: ({ context }) => (seen.push({ array: context.messages, elements: [...context.messages] }), {}) });
+	return { seen, streamFn };
+}
+
+const LLM_ROLES = new Set(["system", "user", "assistant", "toolResult"]);
+const expectedLlm = (agent) => agent.state.messages.filter((m) => LLM_ROLES.has(m.role));
+
+deviation("deviation: an Agent with default hooks passes one context.messages array, extended in place", async (impl) => {
+	const { seen, streamFn } = recordingStream(impl, [{ content: [text("a")] }, { content: [text("b")] }, { content: [text("c")] }]);
+	const agent = new impl.Agent({ initialState: { model: MODEL, systemPrompt: "sys", messages: [user("old"), { role: "note", text: "custom" }] }, streamFn });
+	for (const q of ["one", "two", "three"]) {
+		const before = expectedLlm(agent).length;
+		await agent.prompt(q);
+		const last = seen.at(-1);
+		assert.equal(last.elements.length, before + 1, "the request saw the transcript plus the prompt");
+		assert.deepEqual(last.elements, expectedLlm(agent).slice(0, before + 1), "same elements, same order, custom roles filtered");
+	}
+	assert.equal(seen[0].array, seen[1].array, "the same array on the next prompt");
+	assert.equal(seen[1].array, seen[2].array);
+	assert.deepEqual(seen[2].array, expectedLlm(agent).slice(0, -1), "the shared array holds the transcript as of the last request");
+});
+
+deviation("deviation: the shared context.messages is rebuilt when the stream function changes its length", async (impl) => {
+	const { seen, streamFn } = recordingStream(impl, [
+		(callInfo) => (callInfo.context.messages.push(user("injected by the stream function")), { content: [text("a")] }),
+		{ content: [text("b")] },
+	]);
+	const agent = new impl.Agent({ initialState: { model: MODEL }, streamFn });
+	await agent.prompt("one");
+	await agent.prompt("two");
+	assert.deepEqual(seen[1].elements, expectedLlm(agent).slice(0, -1), "the injected message is not in the next request");
+	assert.notEqual(seen[1].array, seen[0].array, "a new array after the stream function pushed to the old one");
+});
+
+deviation("deviation: edits of agent.state.messages between prompts reach the next request", async (impl) => {
+	const { seen, streamFn } = recordingStream(impl, [{ content: [text("a")] }, { content: [text("b")] }, { content: [text("c")] }, { content: [text("d")] }]);
+	const agent = new impl.Agent({ initialState: { model: MODEL }, streamFn });
+	await agent.prompt("one");
+	// In place, at the same length: only an element-wise check can see it.
+	const edited = user("edited in place");
+	agent.state.messages[0] = edited;
+	await agent.prompt("two");
+	assert.equal(seen[1].elements[0], edited);
+	assert.deepEqual(seen[1].elements, expectedLlm(agent).slice(0, -1));
+	// Assignment.
+	const replaced = user("replaced");
+	agent.state.messages = [replaced];
+	await agent.prompt("three");
+	assert.equal(seen[2].elements.length, 2);
+	assert.equal(seen[2].elements[0], replaced);
+	// Push, then truncate to the same length.
+	agent.state.messages.push(user("pushed"));
+	agent.state.messages.splice(0, 1);
+	await agent.prompt("four");
+	assert.deepEqual(seen[3].elements, expectedLlm(agent).slice(0, -1));
+});
+
+deviation("deviation: a listener that replaces agent.state.messages mid-run does not change the run's transcript", async (impl) => {
+	const { seen, streamFn } = recordingStream(impl, [{ content: [call("c1", "t")] }, { content: [text("done")] }, { content: [text("again")] }]);
+	const tool = { name: "t", label: "t", description: "t", parameters: { type: "object", properties: {} }, execute: async () => ({ content: [{ type: "text", text: "ok" }], details: {} }) };
+	const agent = new impl.Agent({ initialState: { model: MODEL, tools: [tool] }, streamFn });
+	agent.subscribe((ev) => {
+		if (ev.type === "tool_execution_end") agent.state.messages = [user("swapped by a listener")];
+	});
+	await agent.prompt("one");
+	// As in 1.4.0, the run goes on with its own copy: the second request still holds the whole run.
+	assert.deepEqual(seen[1].elements.map((m) => m.role), ["system", "user", "assistant", "toolResult"]);
+	await agent.prompt("two");
+	assert.deepEqual(seen[2].elements, expectedLlm(agent).slice(0, -1), "the next prompt starts from the state the listener left");
+});
+
+deviation("deviation: a context hook restores fresh context.messages arrays per request", async (impl) => {
+	const { seen, streamFn } = recordingStream(impl, [{ content: [text("a")] }, { content: [text("b")] }]);
+	const agent = new impl.Agent({ initialState: { model: MODEL }, streamFn, transformContext: async (messages) => messages });
+	await agent.prompt("one");
+	await agent.prompt("two");
+	assert.notEqual(seen[0].array, seen[1].array);
+});

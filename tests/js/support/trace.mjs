@@ -131,6 +131,11 @@ export class Trace {
 		return n;
 	}
 
+	/** A new ordinal that no object maps to (an object counted as new although it was seen before). */
+	freshId() {
+		return this._next++;
+	}
+
 	/** Record an AgentEvent. `extra` (already plain data) is merged in, e.g. Agent state at that moment. */
 	event(ev, extra) {
 		const rec = this.summarize(ev);
