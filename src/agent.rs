@@ -82,6 +82,8 @@ type NextTurnClosure = Closure<dyn FnMut(JsValue) -> Promise>;
 
 struct ActiveRun {
     controller: AbortController,
+    /// `controller.signal`, read once: every event's delivery passes it on.
+    signal: JsValue,
     promise: Promise,
     resolve: Function,
 }
@@ -109,7 +111,7 @@ impl Core {
         self.active
             .borrow()
             .as_ref()
-            .map(|a| JsValue::from(a.controller.signal()))
+            .map(|a| a.signal.clone())
             .unwrap_or(JsValue::UNDEFINED)
     }
 
@@ -613,6 +615,7 @@ fn run_with_lifecycle(core: Rc<Core>, kind: RunKind) -> Promise {
         return Promise::reject(&errors::error("Promise executor did not run"));
     };
     *core.active.borrow_mut() = Some(ActiveRun {
+        signal: controller.signal().into(),
         controller: controller.clone(),
         promise,
         resolve,

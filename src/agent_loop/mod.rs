@@ -19,7 +19,7 @@ use wasm_bindgen::prelude::*;
 use crate::js::call::{self, optional_fn};
 use crate::js::errors::{self, msg};
 use crate::js::glue;
-use crate::js::view::{self, view};
+use crate::js::view;
 
 pub use run::run_loop;
 
@@ -259,7 +259,7 @@ impl Run {
 
 /// `signal?.aborted`.
 pub fn is_aborted(signal: &JsValue) -> bool {
-    view::is_object(signal) && view(signal).aborted().is_ok_and(|a| a.is_truthy())
+    glue::is_aborted(signal)
 }
 
 /// `context.messages` as an array, or a `TypeError` saying what is wrong.

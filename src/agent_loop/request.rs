@@ -2,9 +2,8 @@
 //! function, and forward its events as `message_*` events while keeping the
 //! streaming message as the last transcript entry.
 
-use js_sys::{Array, Function, Promise};
+use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 
 use super::run::thinking_level;
 use super::{ConfigView, Run};
@@ -128,7 +127,8 @@ async fn finish(
     level: &JsValue,
 ) -> Result<JsValue, JsValue> {
     let pending = final_result(response)?;
-    let message = JsFuture::from(Promise::resolve(&pending)).await?;
+    // Always one microtask hop, as `await stream.result()` takes.
+    let message = call::settle(js_sys::Promise::resolve(&pending).into()).await?;
     let message = glue::stamp_thinking(&message, level)?;
     if added_partial {
         replace_last(target, &message);

@@ -246,7 +246,7 @@ async fn execute_prepared(
         }
     }
     let (result, is_error) = match outcome {
-        Ok(result) if result.is_undefined() || result.is_null() => {
+        Ok(result) if view::is_nullish(&result) => {
             let text = if result.is_null() {
                 "Cannot read properties of null (reading 'isError')"
             } else {

@@ -1,22 +1,15 @@
 //! Calling user JS functions: sync values and promises alike, thrown values
 //! becoming `Err`, never a panic.
 
-use js_sys::{Function, Promise};
+use js_sys::Function;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
-
-use super::glue;
 
 /// Awaits `value` if it is a thenable; returns it as is otherwise.
 ///
 /// The reference `await`s every hook result; skipping the microtask for plain
 /// values keeps per-event cost down and does not change the order of events.
 pub async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
-    if glue::is_thenable(&value)? {
-        JsFuture::from(Promise::resolve(&value)).await
-    } else {
-        Ok(value)
-    }
+    super::settle::settle(value).await
 }
 
 /// Calls `f` with `this` and up to three arguments, then settles the result.
@@ -38,7 +31,7 @@ pub fn call_sync(f: &Function, this: &JsValue, args: &[&JsValue]) -> Result<JsVa
 /// Reads an optional callback. `undefined`/`null` mean absent; anything else
 /// that is not a function is a `TypeError` naming the option.
 pub fn optional_fn(value: JsValue, option: &str) -> Result<Option<Function>, JsValue> {
-    if value.is_undefined() || value.is_null() {
+    if super::view::is_nullish(&value) {
         Ok(None)
     } else if value.is_function() {
         Ok(Some(value.unchecked_into()))

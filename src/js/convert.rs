@@ -5,6 +5,7 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::glue;
+use super::view::{type_tag, TypeTag};
 use crate::json::{Map, Value};
 
 /// Nesting beyond this is treated as a cycle rather than risking the stack.
@@ -52,28 +53,19 @@ fn convert(value: &JsValue, hidden: &[&str], depth: u32) -> Result<Value, Conver
     if depth > MAX_DEPTH {
         return Err(ConvertError::TooDeep);
     }
-    if value.is_null() || value.is_undefined() {
-        return Ok(Value::Null);
+    // One call to learn the type, then (for a scalar) one to read it.
+    let tag = type_tag(value);
+    match tag {
+        TypeTag::Nullish => return Ok(Value::Null),
+        TypeTag::Bool => return Ok(Value::Bool(value.is_truthy())),
+        TypeTag::Number => return Ok(Value::Number(value.as_f64().unwrap_or(f64::NAN))),
+        TypeTag::String => return Ok(Value::String(value.as_string().unwrap_or_default())),
+        TypeTag::Function => return Err(ConvertError::NotCloneable("A function")),
+        TypeTag::Symbol => return Err(ConvertError::NotCloneable("A symbol")),
+        TypeTag::BigInt => return Err(ConvertError::NotCloneable("A bigint")),
+        TypeTag::Array | TypeTag::Object => {}
     }
-    if let Some(b) = value.as_bool() {
-        return Ok(Value::Bool(b));
-    }
-    if let Some(n) = value.as_f64() {
-        return Ok(Value::Number(n));
-    }
-    if let Some(s) = value.as_string() {
-        return Ok(Value::String(s));
-    }
-    if value.is_function() {
-        return Err(ConvertError::NotCloneable("A function"));
-    }
-    if value.is_symbol() {
-        return Err(ConvertError::NotCloneable("A symbol"));
-    }
-    if value.is_bigint() {
-        return Err(ConvertError::NotCloneable("A bigint"));
-    }
-    if Array::is_array(value) {
+    if tag == TypeTag::Array {
         let array: &Array = value.unchecked_ref();
         let mut out = Vec::with_capacity(array.length() as usize);
         for item in array.iter() {

@@ -127,6 +127,35 @@ export function nextResult(iterator) {
   return iterator.next();
 }
 
+export const isObjectLike = (value) => value !== null && (typeof value === "object" || typeof value === "function");
+const TYPE_TAGS = { undefined: 0, boolean: 1, number: 2, string: 3, function: 4, symbol: 5, bigint: 6 };
+/** See view.rs `TypeTag`. */
+export const typeTag = (value) =>
+  value === null ? 0 : typeof value === "object" ? (Array.isArray(value) ? 7 : 8) : (TYPE_TAGS[typeof value] ?? 8);
+/** `signal?.aborted` as a boolean; a throwing getter reads as not aborted. */
+export function isAborted(signal) {
+  try {
+    return isObjectLike(signal) && !!signal.aborted;
+  } catch {
+    return false;
+  }
+}
+
+let settler;
+/** The one callback that settles the wasm side's waiting futures (see settle.rs). */
+export const setSettler = (f) => {
+  settler = f;
+};
+/** Whether `value` is a thenable; if so, `settler(slot, ok, value)` runs once it settles, as `await` would. */
+export function watchSettle(value, slot) {
+  if (!isThenable(value)) return false;
+  Promise.resolve(value).then(
+    (v) => settler(slot, true, v),
+    (e) => settler(slot, false, e),
+  );
+  return true;
+}
+
 export function isThenable(value) {
   return value !== null && (typeof value === "object" || typeof value === "function") && typeof value.then === "function";
 }

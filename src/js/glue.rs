@@ -14,6 +14,8 @@ extern "C" {
     pub fn open_iterator(stream: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = nextResult, catch)]
     pub fn next_result(iterator: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = isAborted)]
+    pub fn is_aborted(signal: &JsValue) -> bool;
     #[wasm_bindgen(js_name = isThenable, catch)]
     pub fn is_thenable(value: &JsValue) -> Result<bool, JsValue>;
 

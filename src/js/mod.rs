@@ -10,5 +10,6 @@ pub mod call;
 pub mod convert;
 pub mod errors;
 pub mod glue;
+pub mod settle;
 pub mod validate;
 pub mod view;

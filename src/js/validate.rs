@@ -67,8 +67,10 @@ impl Host for JsHost {
 
 /// What a validator function returns: the coerced arguments, or (thrown) an
 /// array of error lines, or an `Error` for a schema the validator cannot use.
-fn make_validator(compiled: CompiledSchema) -> Function {
-    let validate = move |args: JsValue, legacy: bool| -> Result<JsValue, JsValue> {
+/// `legacy` (the schema carries TypeBox's old kind marker) is read once with the
+/// schema: like the compiled rules, it is taken to stay as it was.
+fn make_validator(compiled: CompiledSchema, legacy: bool) -> Function {
+    let validate = move |args: JsValue| -> Result<JsValue, JsValue> {
         let value = to_value(&args, &[]).map_err(|e| errors::error(&e.message()))?;
         match compiled.validate_arguments_with(value, legacy, &JsHost) {
             Ok(Ok(coerced)) => Ok(to_js(&coerced)),
@@ -81,7 +83,7 @@ fn make_validator(compiled: CompiledSchema) -> Function {
             Err(SchemaError::Compile(m)) => Err(errors::error(&m)),
         }
     };
-    Closure::<dyn FnMut(JsValue, bool) -> Result<JsValue, JsValue>>::new(validate)
+    Closure::<dyn FnMut(JsValue) -> Result<JsValue, JsValue>>::new(validate)
         .into_js_value()
         .unchecked_into()
 }
@@ -97,7 +99,8 @@ fn validator(schema: &JsValue) -> Result<Function, JsValue> {
     let value = to_value(schema, HIDDEN_SCHEMA_KEYS).map_err(|e| errors::error(&e.message()))?;
     let compiled = CompiledSchema::compile_with(&value, &JsHost)
         .map_err(|SchemaError::Compile(m)| errors::error(&m))?;
-    let f = make_validator(compiled);
+    let legacy = cacheable && has_legacy_kind(schema)?;
+    let f = make_validator(compiled, legacy);
     if cacheable {
         CACHE.with(|c| c.set(schema.unchecked_ref(), &f));
     }
@@ -106,25 +109,24 @@ fn validator(schema: &JsValue) -> Result<Function, JsValue> {
 
 /// Returns the validated (coerced, cloned) arguments, or throws the reference's error.
 pub fn validate_tool_arguments(tool: &JsValue, tool_call: &JsValue) -> Result<JsValue, JsValue> {
-    let name = js_string(&view::get(tool, |t| t.name())?)?;
+    let name = || js_string(&view::get(tool, |t| t.name())?);
     let arguments_error = view(tool_call).arguments_error()?;
     if arguments_error.is_truthy() {
         let mut text = String::from("Invalid arguments for tool \"");
-        text.push_str(&name);
+        text.push_str(&name()?);
         text.push_str("\": ");
         text.push_str(&js_string(&arguments_error)?);
         return Err(errors::error(&text));
     }
     let original = view(tool_call).arguments()?;
     let schema = view(tool).parameters()?;
-    let legacy = view::is_object(&schema) && has_legacy_kind(&schema)?;
     let f = validator(&schema)?;
-    match f.call2(&JsValue::UNDEFINED, &original, &JsValue::from_bool(legacy)) {
+    match f.call1(&JsValue::UNDEFINED, &original) {
         Ok(value) => Ok(value),
         Err(lines) if Array::is_array(&lines) => {
             let lines: Array = lines.unchecked_into();
             let mut text = String::from("Validation failed for tool \"");
-            text.push_str(&name);
+            text.push_str(&name()?);
             text.push_str("\":\n");
             for (i, line) in lines.iter().enumerate() {
                 if i > 0 {

@@ -91,9 +91,50 @@ pub fn view(value: &JsValue) -> &View {
     value.unchecked_ref::<View>()
 }
 
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = isObjectLike)]
+    fn is_object_like(value: &JsValue) -> bool;
+    #[wasm_bindgen(js_name = typeTag)]
+    fn type_tag_js(value: &JsValue) -> u32;
+}
+
 /// True when `value` is an object or function whose properties can be read.
 pub fn is_object(value: &JsValue) -> bool {
-    value.is_object() || value.is_function()
+    is_object_like(value)
+}
+
+/// `value == null` (undefined or null), in one call.
+pub fn is_nullish(value: &JsValue) -> bool {
+    value.loose_eq(&JsValue::NULL)
+}
+
+/// What `typeof` (and `Array.isArray`) say about a value, in one call.
+#[derive(PartialEq, Eq, Clone, Copy)]
+pub enum TypeTag {
+    Nullish,
+    Bool,
+    Number,
+    String,
+    Function,
+    Symbol,
+    BigInt,
+    Array,
+    Object,
+}
+
+pub fn type_tag(value: &JsValue) -> TypeTag {
+    match type_tag_js(value) {
+        0 => TypeTag::Nullish,
+        1 => TypeTag::Bool,
+        2 => TypeTag::Number,
+        3 => TypeTag::String,
+        4 => TypeTag::Function,
+        5 => TypeTag::Symbol,
+        6 => TypeTag::BigInt,
+        7 => TypeTag::Array,
+        _ => TypeTag::Object,
+    }
 }
 
 /// `value?.field`: `undefined` for null/undefined; a throwing getter is an `Err`.
@@ -101,7 +142,7 @@ pub fn get(
     value: &JsValue,
     read: impl FnOnce(&View) -> Result<JsValue, JsValue>,
 ) -> Result<JsValue, JsValue> {
-    if value.is_undefined() || value.is_null() {
+    if is_nullish(value) {
         Ok(JsValue::UNDEFINED)
     } else {
         read(view(value))
