@@ -122,6 +122,13 @@ impl Core {
         agent_process(&self.state, &self.listeners, event, &signal)
     }
 
+    /// [`start_event`](Self::start_event), then watches what is left to await
+    /// in `slot` (see `settle::settle_from`); false when nothing is.
+    pub fn start_event_watch(&self, event: &JsValue, slot: u32) -> Result<bool, JsValue> {
+        let signal = self.signal();
+        glue::agent_process_watch(&self.state, &self.listeners, event, &signal, slot)
+    }
+
     /// A JS function delivering an event as [`start_event`](Self::start_event) does.
     pub fn deliver_fn(&self) -> Function {
         agent_deliver(&self.state, &self.listeners, &self.signal())

@@ -88,8 +88,18 @@ impl Sink {
 
     /// Delivers `event` and waits until every listener has settled.
     pub async fn emit(&self, event: JsValue) -> Result<(), JsValue> {
-        let rest = self.start(&event)?;
-        call::settle(rest).await.map(|_| ())
+        match self {
+            // Delivery and the check for a promise in one call.
+            Sink::Agent(core) => {
+                crate::js::settle::settle_from(|slot| core.start_event_watch(&event, slot))
+                    .await
+                    .map(|_| ())
+            }
+            _ => {
+                let rest = self.start(&event)?;
+                call::settle(rest).await.map(|_| ())
+            }
+        }
     }
 }
 

@@ -119,7 +119,7 @@ pub async fn run_loop(
             }
 
             let tool_calls = tools::tool_calls_of(&message)?;
-            let tool_results = Array::new();
+            let mut tool_results = Array::new();
             more_tool_calls = false;
             if tool_calls.length() > 0 {
                 let batch = if view::is_str(&stop, "length") {
@@ -128,12 +128,10 @@ pub async fn run_loop(
                     tools::execute_tool_calls(run, &message, &tool_calls).await?
                 };
                 more_tool_calls = !batch.terminate;
-                let messages = run.messages()?;
-                for result in batch.messages.iter() {
-                    tool_results.push(&result);
-                    messages.push(&result);
-                    run.new_messages.push(&result);
-                }
+                // The batch's array is new and used nowhere else.
+                tool_results = batch.messages;
+                glue::push_all(&run.messages()?, &tool_results);
+                glue::push_all(&run.new_messages, &tool_results);
             }
 
             let turn =

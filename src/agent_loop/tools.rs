@@ -75,30 +75,7 @@ extern "C" {
 /// `message.content.filter(c => c.type === "toolCall")`, failing where the
 /// reference's `filter` fails (content that is missing or not an array).
 pub fn tool_calls_of(message: &JsValue) -> Result<Array, JsValue> {
-    let out = Array::new();
-    let content = view::get(message, |m| m.content())?;
-    if content.is_undefined() || content.is_null() {
-        let what = if content.is_null() {
-            "null"
-        } else {
-            "undefined"
-        };
-        let mut text = String::from("Cannot read properties of ");
-        text.push_str(what);
-        text.push_str(" (reading 'filter')");
-        return Err(errors::type_error(&text));
-    }
-    if !Array::is_array(&content) {
-        return Err(errors::type_error(
-            "message.content.filter is not a function",
-        ));
-    }
-    for block in content.unchecked_into::<Array>().iter() {
-        if view::is_str(&view::get(&block, |b| b.kind())?, "toolCall") {
-            out.push(&block);
-        }
-    }
-    Ok(out)
+    glue::tool_calls_of(message)
 }
 
 fn error_result(text: &str) -> JsValue {
@@ -308,15 +285,12 @@ async fn finalize(
 }
 
 async fn emit_end(run: &Run, f: &Finalized) -> Result<(), JsValue> {
-    let c = view(&f.tool_call);
-    let event = glue::ev_tool_end(&c.id()?, &c.name()?, &f.result, &f.is_error, f.duration_ms);
+    let event = glue::ev_tool_end_of(&f.tool_call, &f.result, &f.is_error, f.duration_ms)?;
     run.emit(event).await
 }
 
 async fn emit_start(run: &Run, tool_call: &JsValue) -> Result<(), JsValue> {
-    let c = view(tool_call);
-    run.emit(glue::ev_tool_start(&c.id()?, &c.name()?, &c.arguments()?))
-        .await
+    run.emit(glue::ev_tool_start_of(tool_call)?).await
 }
 
 /// Emits every call's tool-result message, in order. A message whose delivery
@@ -389,17 +363,7 @@ pub async fn fail_truncated(run: &Run, tool_calls: &Array) -> Result<Batch, JsVa
 }
 
 fn is_sequential(run: &Run, tools: &JsValue, tool_calls: &Array) -> Result<bool, JsValue> {
-    if run.hooks.sequential {
-        return Ok(true);
-    }
-    for c in tool_calls.iter() {
-        if let Some(t) = find_tool(tools, &view(&c).name()?)? {
-            if view::is_str(&view(&t).execution_mode()?, "sequential") {
-                return Ok(true);
-            }
-        }
-    }
-    Ok(false)
+    Ok(run.hooks.sequential || glue::any_sequential(tools, tool_calls)?)
 }
 
 pub async fn execute_tool_calls(

@@ -190,6 +190,10 @@ export const evToolUpdate = (toolCallId, toolName, args, partialResult) => ({
   args,
   partialResult,
 });
+/** The start event of `toolCall` (its `id`, `name` and `arguments` read in this order). */
+export const evToolStartOf = (toolCall) => evToolStart(toolCall.id, toolCall.name, toolCall.arguments);
+export const evToolEndOf = (toolCall, result, isError, durationMs) =>
+  evToolEnd(toolCall.id, toolCall.name, result, isError, durationMs);
 export function evToolEnd(toolCallId, toolName, result, isError, durationMs) {
   const event = { type: "tool_execution_end", toolCallId, toolName, result, isError };
   if (durationMs !== undefined) event.durationMs = durationMs;
@@ -903,4 +907,23 @@ export function toolDeclarationJson(tool) {
   }
   return json;
 }
+/** Whether any called tool declares `executionMode: "sequential"`. */
+export function anySequential(tools, toolCalls) {
+  for (const toolCall of toolCalls) if (findTool(tools, toolCall.name)?.executionMode === "sequential") return true;
+  return false;
+}
+/** `message.content.filter((c) => c?.type === "toolCall")`, with V8's errors for missing or non-array content. */
+export function toolCallsOf(message) {
+  const content = message?.content;
+  if (content == null) throw new TypeError(`Cannot read properties of ${content} (reading 'filter')`);
+  if (!Array.isArray(content)) throw new TypeError("message.content.filter is not a function");
+  return content.filter((c) => c?.type === "toolCall");
+}
+/** Appends every element of `source` to `target`. */
+export function pushAll(target, source) {
+  for (let i = 0; i < source.length; i++) target.push(source[i]);
+}
+/** An Agent's delivery (see `agentProcess`), then `watchSettle` on what is left of it. */
+export const agentProcessWatch = (state, listeners, event, signal, slot) =>
+  watchSettle(agentProcess(state, listeners, event, signal), slot);
 export const findTool = (tools, name) => (Array.isArray(tools) ? tools.find((t) => t.name === name) : undefined);

@@ -43,6 +43,29 @@ extern "C" {
     pub fn ev_message_update(partial: &JsValue, event: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = evToolStart)]
     pub fn ev_tool_start(id: &JsValue, name: &JsValue, args: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = evToolStartOf, catch)]
+    pub fn ev_tool_start_of(tool_call: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = evToolEndOf, catch)]
+    pub fn ev_tool_end_of(
+        tool_call: &JsValue,
+        result: &JsValue,
+        is_error: &JsValue,
+        duration_ms: Option<f64>,
+    ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = anySequential, catch)]
+    pub fn any_sequential(tools: &JsValue, tool_calls: &JsValue) -> Result<bool, JsValue>;
+    #[wasm_bindgen(js_name = toolCallsOf, catch)]
+    pub fn tool_calls_of(message: &JsValue) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_name = pushAll)]
+    pub fn push_all(target: &Array, source: &Array);
+    #[wasm_bindgen(js_name = agentProcessWatch, catch)]
+    pub fn agent_process_watch(
+        state: &JsValue,
+        listeners: &JsValue,
+        event: &JsValue,
+        signal: &JsValue,
+        slot: u32,
+    ) -> Result<bool, JsValue>;
     #[wasm_bindgen(js_name = evToolEnd)]
     pub fn ev_tool_end(
         id: &JsValue,

@@ -99,13 +99,28 @@ fn install() {
 /// Awaits `value` if it is a thenable (through `Promise.resolve`, like
 /// `await`); returns it as is otherwise. Reading `then` may throw: `Err`.
 pub async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
+    let mut watched = false;
+    let out = settle_from(|slot| {
+        watched = watch_settle(&value, slot)?;
+        Ok(watched)
+    })
+    .await?;
+    Ok(if watched { out } else { value })
+}
+
+/// Like [`settle`] for a value produced by `start(slot)`, which calls JS once
+/// to both produce it and watch it (`watchSettle`), returning whether there is
+/// anything to await; `undefined` when there is not.
+pub async fn settle_from(
+    start: impl FnOnce(u32) -> Result<bool, JsValue>,
+) -> Result<JsValue, JsValue> {
     install();
     let id = SLOTS.with(|s| s.borrow_mut().alloc());
-    match watch_settle(&value, id) {
+    match start(id) {
         Ok(true) => Settled { id, done: false }.await,
         Ok(false) => {
             SLOTS.with(|s| s.borrow_mut().release(id));
-            Ok(value)
+            Ok(JsValue::UNDEFINED)
         }
         Err(e) => {
             SLOTS.with(|s| s.borrow_mut().release(id));
