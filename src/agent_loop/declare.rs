@@ -53,6 +53,8 @@ extern "C" {
     fn tool_declaration_json(tool: &JsValue) -> Result<String, JsValue>;
     #[wasm_bindgen(js_name = systemMessagesFrom, catch)]
     fn system_messages_from(messages: &Array, from: u32) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_name = toolsSignature, catch)]
+    fn tools_signature(tools: &JsValue) -> Result<u32, JsValue>;
 }
 
 /// The tool set a transcript declares, remembered with what it was replayed
@@ -66,6 +68,12 @@ pub struct ToolReplay {
     last: JsValue,
     systems: Vec<(u32, JsValue)>,
     set: ToolSet<JsValue>,
+    /// Changes whenever `set` may have changed.
+    generation: u64,
+    /// `(generation, tools signature)` of the last request that declared
+    /// nothing: the same pair means the same answer, without comparing
+    /// declarations again.
+    settled: Option<(u64, u32)>,
 }
 
 /// Shared between the requests of a run, and between the runs of an `Agent`.
@@ -86,7 +94,9 @@ impl ToolReplay {
     /// Brings the cache up to date with `messages` and returns the tool set.
     fn update(&mut self, messages: &Array) -> Result<&ToolSet<JsValue>, JsValue> {
         if !self.still_valid(messages) {
+            let generation = self.generation + 1;
             *self = ToolReplay::default();
+            self.generation = generation;
         }
         let found = system_messages_from(messages, self.len)?;
         let mut i = 0;
@@ -94,6 +104,7 @@ impl ToolReplay {
             let index = found.get(i).as_f64().unwrap_or(0.0) as u32;
             let message = found.get(i + 1);
             apply(&mut self.set, &message)?;
+            self.generation += 1;
             self.systems.push((index, message));
             i += 2;
         }
@@ -171,13 +182,25 @@ pub fn declare_tool_changes(
         _ => pending.clone(),
     };
 
-    let mut set = cache
-        .borrow_mut()
-        .update(&super::messages_of(context)?)?
-        .clone();
+    let messages = super::messages_of(context)?;
+    let tools = view::get(context, |c| c.tools())?;
+    // Nothing pending can declare tools and neither the transcript's tools nor
+    // the runtime tools changed since a request that declared nothing.
+    let generation = {
+        let mut c = cache.borrow_mut();
+        c.update(&messages)?;
+        c.generation
+    };
+    let key = match system_index {
+        None => Some((generation, tools_signature(&tools)?)),
+        Some(_) => None,
+    };
+    if key.is_some() && cache.borrow().settled == key {
+        return Ok(pending.clone());
+    }
+    let mut set = cache.borrow().set.clone();
     replay(&mut set, &baseline)?;
     let previous = declarations(set.iter().map(|(_, d)| d.clone()))?;
-    let tools = view::get(context, |c| c.tools())?;
     let current = if view::is_object(&tools) {
         declarations(glue::to_array(&tools)?.iter())?
     } else {
@@ -217,6 +240,7 @@ pub fn declare_tool_changes(
         return Ok(baseline);
     }
     if unchanged {
+        cache.borrow_mut().settled = key;
         return Ok(pending.clone());
     }
     let update = glue::tool_update_message(&added, &removed);

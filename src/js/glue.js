@@ -926,4 +926,35 @@ export function pushAll(target, source) {
 /** An Agent's delivery (see `agentProcess`), then `watchSettle` on what is left of it. */
 export const agentProcessWatch = (state, listeners, event, signal, slot) =>
   watchSettle(agentProcess(state, listeners, event, signal), slot);
+const TOOLS_SIGNATURES = new WeakMap();
+let nextSignature = 1;
+/**
+ * A number that stays the same while `tools` holds the same tool objects with
+ * the same declaration fields (the ones `toolDeclarationJson` depends on), so
+ * the loop can skip comparing declarations when nothing changed.
+ */
+export function toolsSignature(tools) {
+  if (!Array.isArray(tools)) return 0;
+  const seen = TOOLS_SIGNATURES.get(tools);
+  if (seen !== undefined && seen.items.length === tools.length) {
+    let same = true;
+    for (let i = 0; i < tools.length && same; i++) {
+      const t = tools[i];
+      const e = seen.items[i];
+      same = t === e.tool && t != null && t.name === e.name && t.description === e.description &&
+        t.parameters === e.parameters && t.constrainedSampling === e.constrainedSampling;
+    }
+    if (same) return seen.signature;
+  }
+  const items = tools.map((tool) => ({
+    tool,
+    name: tool?.name,
+    description: tool?.description,
+    parameters: tool?.parameters,
+    constrainedSampling: tool?.constrainedSampling,
+  }));
+  const signature = nextSignature++;
+  TOOLS_SIGNATURES.set(tools, { signature, items });
+  return signature;
+}
 export const findTool = (tools, name) => (Array.isArray(tools) ? tools.find((t) => t.name === name) : undefined);

@@ -276,3 +276,34 @@ scenario("R25 tools removed from the context are declared removed (toolsRemoved 
 	tr.note("b", b.name);
 	return tr.result({ calls: streamFn.calls });
 });
+
+scenario(
+	"R29 in-place edits of the same tools array between requests: a changed description, a pushed tool, a removed tool",
+	async (impl) => {
+		const tr = new Trace();
+		const first = makeTool(tr, "first");
+		const second = makeTool(tr, "second");
+		const tools = [first];
+		// Each turn edits the array (or a tool in it) in place, inside the previous turn's tool call.
+		const edits = [
+			() => {},
+			() => { first.description = "first, edited in place"; },
+			() => { tools.push(second); },
+			() => { tools.splice(0, 1); },
+			() => {},
+		];
+		let turn = 0;
+		const streamFn = scripted(
+			impl,
+			[1, 2, 3, 4].map((i) => ({ content: [call(`c${i}`, i < 4 ? "first" : "second")] })).concat([{ content: [text("done")] }]),
+			{ tr, record: () => (edits[turn++](), {}) },
+		);
+		await runLoop(impl, { tr, prompts: [user("go")], context: { messages: [], tools }, config: baseConfig(tr), streamFn });
+		return tr.result({ calls: streamFn.calls, loadouts: streamFn.calls.map((c) => loadout(c.messages)) });
+	},
+	{
+		check(t) {
+			assert.equal(t.calls.length, 5);
+		},
+	},
+);
