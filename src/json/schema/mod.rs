@@ -93,7 +93,9 @@ pub(crate) mod stack {
     thread_local! {
         static BASE: Cell<usize> = const { Cell::new(0) };
     }
-    const LIMIT: usize = 512 * 1024;
+    /// Half of the wasm stack (`.cargo/config.toml`), leaving the rest to the
+    /// frames below the validator and to the error path.
+    const LIMIT: usize = 128 * 1024;
 
     fn here() -> usize {
         let marker = 0u8;
