@@ -49,7 +49,10 @@ if (!dev) {
     "--enable-sign-ext", "--enable-mutable-globals"];
   // The module owns its memory (fresh, zero-filled) and Rust never uses the
   // first KiB, so binaryen may drop zero data and fold low offsets.
-  run(wasmOpt, ["-Oz", "--low-memory-unused", "--zero-filled-memory", ...features, wasmPath, "-o", wasmPath]);
+  // A second -Oz round after GUFA (whole-program type/constant flow) finds
+  // more to fold: about 0.5 kB gzip.
+  run(wasmOpt, ["-Oz", "--low-memory-unused", "--zero-filled-memory", "--gufa-optimizing", "-Oz", ...features,
+    wasmPath, "-o", wasmPath]);
   shortenImportExportNames(wasmOpt, features);
 }
 
