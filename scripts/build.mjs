@@ -6,6 +6,10 @@
 //
 //   node scripts/build.mjs            release build
 //   node scripts/build.mjs --dev      debug wasm, no wasm-opt, no minifying (fast, for iterating)
+//   node scripts/build.mjs --profiling --out DIR
+//                                     release wasm and wasm-opt as shipped, but with the name
+//                                     section kept, import/export names and JS left as generated
+//                                     (for tests/bench/profile.mjs: named frames)
 import { execFileSync } from "node:child_process";
 import { buildSync, transformSync } from "esbuild";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -14,10 +18,12 @@ import { fileURLToPath } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const finalPkg = join(root, "pkg");
+const outArg = process.argv.indexOf("--out");
+const finalPkg = outArg >= 0 ? resolve(process.argv[outArg + 1]) : join(root, "pkg");
 // Built next to pkg/ and swapped in at the end, so a running test never sees a half-built package.
 const pkg = join(root, `pkg.tmp-${process.pid}`);
 const dev = process.argv.includes("--dev");
+const profiling = process.argv.includes("--profiling");
 const NAME = "pi_agent_wasm";
 
 function run(cmd, args, opts = {}) {
@@ -36,7 +42,7 @@ run("wasm-bindgen", [
   "--weak-refs",
   "--out-dir", pkg,
   "--out-name", NAME,
-  ...(dev ? [] : ["--remove-name-section", "--remove-producers-section"]),
+  ...(dev || profiling ? [] : ["--remove-name-section", "--remove-producers-section"]),
   built,
 ]);
 
@@ -52,8 +58,8 @@ if (!dev) {
   // A second -Oz round after GUFA (whole-program type/constant flow) finds
   // more to fold: about 0.5 kB gzip.
   run(wasmOpt, ["-Oz", "--low-memory-unused", "--zero-filled-memory", "--gufa-optimizing", "-Oz", ...features,
-    wasmPath, "-o", wasmPath]);
-  shortenImportExportNames(wasmOpt, features);
+    ...(profiling ? ["-g"] : []), wasmPath, "-o", wasmPath]);
+  if (!profiling) shortenImportExportNames(wasmOpt, features);
 }
 
 // wasm-bindgen names every import `./${NAME}_bg.js`:`__wbg_<name>_<16 hex>` (or
@@ -199,7 +205,7 @@ function allJs(dir, adapters = false) {
 
 // Minified JS, module by module (exports and `import.meta.url` untouched; no
 // syntax lowering). Leading `@ts-self-types` hints are kept.
-if (!dev) {
+if (!dev && !profiling) {
   for (const p of allJs(pkg, true)) {
     const source = readFileSync(p, "utf8");
     const hint = source.match(/^\/\* @ts-self-types="[^"]*" \*\/\n/)?.[0] ?? "";
@@ -227,7 +233,7 @@ const app = sizes(Buffer.from(buildSync({
   bundle: true, minify: true, format: "esm", platform: "browser", write: false, logLevel: "silent",
 }).outputFiles[0].contents));
 const kb = (n) => (n / 1000).toFixed(1).padStart(7) + " kB";
-console.log(`\npkg/ (${dev ? "dev" : "release"})          raw        gzip      brotli`);
+console.log(`\n${relative(root, finalPkg) || "."}/ (${dev ? "dev" : profiling ? "profiling" : "release"})          raw        gzip      brotli`);
 console.log(`  ${NAME}_bg.wasm  ${kb(wasm.raw)} ${kb(wasm.gzip)} ${kb(wasm.brotli)}`);
 console.log(`  JS glue + entry    ${kb(js.raw)} ${kb(js.gzip)} ${kb(js.brotli)}`);
 console.log(`  total              ${kb(wasm.raw + js.raw)} ${kb(wasm.gzip + js.gzip)} ${kb(wasm.brotli + js.brotli)}`);

@@ -1,25 +1,24 @@
 #!/usr/bin/env node
 // Where does ours spend its time per event? (issue 7: profile before optimising)
 //
-//   node tests/bench/profile.mjs [--pkg DIR] [--cargo-wasm FILE] [--scenarios S1,S4b,S2,S3-50000,S4a (default)] [--runs N]
+//   node tests/bench/profile.mjs [--pkg DIR] [--scenarios S1,S4b,S2,S3-50000,S4a (default)] [--runs N]
 //   (also S4b-string)
 //
 // 1. Chromium CPU profile (DevTools protocol Profiler.start/stop, 100 µs sampling) of ours on each
 //    scenario, after warm-up, in the bench page: the top 15 functions by self time, with µs per event,
 //    and self time by category (wasm, our JS glue, bench harness, GC, V8/program).
-//    pkg/ is a release build without a name section, so wasm frames would be anonymous
-//    (wasm-function[N]). When the cargo artifact pkg/ was built from is at hand
-//    (default <pkg>/../target/wasm32-unknown-unknown/release/pi_agent_wasm.wasm), the profile runs a
-//    "named twin": the same wasm-bindgen + wasm-opt -Oz pipeline with the name section kept, used only
-//    after checking that the same pipeline without names reproduces pkg/'s wasm byte for byte.
+//    pkg/ is a release build without names (name section stripped, wasm import/export names
+//    shortened, JS minified), so by default the profile runs a "named twin" built from the same
+//    sources by `scripts/build.mjs --profiling` (same wasm code, names kept, JS unminified). With
+//    --pkg DIR, that package is profiled as it is.
 // 2. Boundary crossings per event (Node): a copy of the package whose wasm imports (wasm → JS calls)
 //    and exports (JS → wasm calls) are wrapped with counters; counts per delta by name.
 // 3. Promises per event (Node, async_hooks PROMISE inits), ours and the reference.
 // Output: printed, and written to test-output/bench/profile.md.
 import { execFileSync } from "node:child_process";
 import { createHook } from "node:async_hooks";
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { openBenchPage } from "./chromium.mjs";
 import { bundleReference, outDir, root, snapshotPkg, startServer } from "./setup.mjs";
@@ -54,38 +53,24 @@ const say = (line = "") => {
 // ---- the package under test, with names if we can prove they belong to it ------------------------
 const pkg = snapshotPkg("pkg-profile", value("--pkg") ? resolve(value("--pkg")) : undefined);
 let twinNote = "";
-if (pkg.nameSection) twinNote = "pkg/ already has a name section (a `--dev` build?): profiled as is.";
-else {
-  const cargoWasm = value("--cargo-wasm") ?? join(dirname(pkg.source), "target/wasm32-unknown-unknown/release/pi_agent_wasm.wasm");
-  twinNote = namedTwin(cargoWasm);
-}
+if (pkg.nameSection) twinNote = "the package already has a name section (a `--dev` or `--profiling` build): profiled as is.";
+else twinNote = namedTwin();
 log(twinNote);
 
-function namedTwin(cargoWasm) {
-  if (!existsSync(cargoWasm)) return `no cargo artifact at ${cargoWasm}: wasm frames are anonymous (wasm-function[N]).`;
-  const wasmOpt = join(root, "node_modules/.bin/wasm-opt");
-  const features = ["--enable-reference-types", "--enable-bulk-memory", "--enable-nontrapping-float-to-int", "--enable-sign-ext", "--enable-mutable-globals"];
-  const dir = join(outDir, "twin");
-  rmSync(dir, { recursive: true, force: true });
-  const bindgen = (sub, strip) => {
-    execFileSync("wasm-bindgen", ["--target", "web", "--weak-refs", "--out-dir", join(dir, sub), "--out-name", "pi_agent_wasm",
-      ...(strip ? ["--remove-name-section", "--remove-producers-section"] : []), cargoWasm], { stdio: ["ignore", "ignore", "inherit"] });
-    return join(dir, sub, "pi_agent_wasm_bg.wasm");
-  };
+// The shipped package has no names (stripped, and wasm import/export names shortened). Its twin is
+// built from the same sources by `scripts/build.mjs --profiling`: the same release wasm and wasm-opt
+// passes, with the name section kept and the JS glue left unminified (so JS frames are named too).
+function namedTwin() {
+  if (value("--pkg")) return "a package without names was given (--pkg): wasm frames are anonymous (wasm-function[N]).";
+  const dir = join(outDir, "pkg-named");
   try {
-    const plain = bindgen("plain", true);
-    execFileSync(wasmOpt, ["-Oz", ...features, plain, "-o", plain], { stdio: ["ignore", "ignore", "inherit"] });
-    const same = Buffer.compare(readFileSync(plain), readFileSync(join(pkg.dir, "pi_agent_wasm_bg.wasm"))) === 0;
-    if (!same) return `the cargo artifact ${cargoWasm} does not reproduce the package's wasm (rebuilt since?): wasm frames are anonymous (wasm-function[N]).`;
-    const named = bindgen("named", false);
-    execFileSync(wasmOpt, ["-Oz", "-g", ...features, named, "-o", named], { stdio: ["ignore", "ignore", "inherit"] });
-    const glueSame = readFileSync(join(dir, "named/pi_agent_wasm.js"), "utf8") === readFileSync(join(pkg.dir, "pi_agent_wasm.js"), "utf8");
-    if (!glueSame) return "the named twin's JS glue differs from the package's: wasm frames are anonymous.";
-    cpSync(named, join(pkg.dir, "pi_agent_wasm_bg.wasm"));
-    return `wasm frames named from a twin build (wasm-bindgen + wasm-opt -Oz -g of ${cargoWasm}; the same pipeline without names reproduces the package's wasm byte for byte; twin ${readFileSync(named).length} B with names vs ${pkg.wasmBytes} B).`;
+    execFileSync(process.execPath, [join(root, "scripts/build.mjs"), "--profiling", "--out", dir], { stdio: ["ignore", "ignore", "inherit"] });
   } catch (error) {
-    return `named twin failed (${error.message.split("\n")[0]}): wasm frames are anonymous.`;
+    return `the named twin build failed (${error.message.split("\n")[0]}): wasm frames are anonymous.`;
   }
+  for (const f of readdirSync(pkg.dir)) rmSync(join(pkg.dir, f), { recursive: true, force: true });
+  cpSync(dir, pkg.dir, { recursive: true });
+  return `profiled a twin of pkg/ built by \`scripts/build.mjs --profiling\` from the same sources (same wasm code; names kept, JS unminified), ${readFileSync(join(dir, "pi_agent_wasm_bg.wasm")).length} B of wasm with names vs ${pkg.wasmBytes} B.`;
 }
 
 const refDir = await bundleReference();
