@@ -13,6 +13,7 @@ bash scripts/bootstrap.sh
 step "lint: cargo fmt --check, cargo clippy -D warnings (incl. the no-panic lints)"
 cargo fmt --all -- --check
 cargo clippy --lib --target wasm32-unknown-unknown -q -- -D warnings
+cargo clippy --all-targets -q -- -D warnings
 
 step "native: cargo test"
 cargo test --lib --tests
