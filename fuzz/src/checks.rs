@@ -10,7 +10,7 @@
 use pi_agent_wasm::json::partial::PartialJson;
 use pi_agent_wasm::json::schema::{compile, validate_arguments};
 use pi_agent_wasm::json::{Map, Value};
-use pi_agent_wasm::sse::SseFramer;
+use pi_agent_wasm::sse::{delta_line, utf16_len, DeltaKind, SseFramer};
 use pi_agent_wasm::transcript::{tool_changes as diff, ToolSet};
 
 // ---- helpers ----------------------------------------------------------------------------
@@ -129,6 +129,7 @@ pub fn sse_framer(data: &[u8]) {
         "SSE lines differ from the plain model"
     );
     for line in &whole {
+        delta_line_agrees(line);
         assert!(!line.is_empty() && !line.contains('\n'));
         assert!(!line.starts_with(js_ws) && !line.ends_with(js_ws));
     }
@@ -141,6 +142,41 @@ pub fn sse_framer(data: &[u8]) {
     f.push(payload, &mut b);
     f.finish(&mut b);
     assert_eq!(a, b, "a finished framer behaves like a new one");
+}
+
+/// A line `delta_line` takes is one `JSON.parse` reads as the same event: exactly the members
+/// `type` (`text_delta` / `thinking_delta`), `contentIndex` (that integer) and `delta` (that text).
+fn delta_line_agrees(line: &str) {
+    let mut out = String::from("before");
+    let Some(d) = delta_line(line, &mut out) else {
+        assert_eq!(out, "before", "a line not taken leaves the buffer alone");
+        return;
+    };
+    let text = out.strip_prefix("before").expect("the delta is appended");
+    assert_eq!(utf16_len(text), text.encode_utf16().count());
+    let Some(Value::Object(m)) = strict_json(line) else {
+        panic!("delta_line took a line JSON.parse rejects (or cannot represent): {line:?}");
+    };
+    let kind = match d.kind {
+        DeltaKind::Text => "text_delta",
+        DeltaKind::Thinking => "thinking_delta",
+    };
+    assert_eq!(m.len(), 3, "{line:?}");
+    assert_eq!(
+        m.get("type").and_then(Value::as_str),
+        Some(kind),
+        "{line:?}"
+    );
+    assert_eq!(
+        m.get("contentIndex").and_then(Value::as_f64),
+        Some(f64::from(d.index)),
+        "{line:?}"
+    );
+    assert_eq!(
+        m.get("delta").and_then(Value::as_str),
+        Some(text),
+        "{line:?}"
+    );
 }
 
 // ---- partial JSON -----------------------------------------------------------------------------

@@ -209,3 +209,31 @@ export function proxyLine(text, partial, stream) {
   if (type === "toolcall_start" || type === "toolcall_end") return e;
   return out.type === "done" || out.type === "error" ? 2 : 1;
 }
+
+/**
+ * Text and thinking deltas Rust recognised without a JSON parse, applied and
+ * pushed in stream order: `text` holds their texts back to back, `tape` per
+ * delta `index << 1 | thinking` and where its text ends (UTF-16 units).
+ */
+export function proxyDeltas(text, view, partial, stream) {
+  // `view` looks into wasm memory; a setter on a block could call into wasm and
+  // grow (detach) it, so the tape is copied first.
+  const tape = view.slice();
+  let from = 0;
+  for (let k = 0; k < tape.length; k += 2) {
+    const i = tape[k] >>> 1;
+    const to = tape[k + 1];
+    const delta = text.slice(from, to);
+    from = to;
+    const block = partial.content[i];
+    if (tape[k] & 1) {
+      if (block?.type !== "thinking") fail("Received thinking_delta for non-thinking content");
+      block.thinking += delta;
+      stream.push({ type: "thinking_delta", contentIndex: i, delta, partial });
+    } else {
+      if (block?.type !== "text") fail("Received text_delta for non-text content");
+      block.text += delta;
+      stream.push({ type: "text_delta", contentIndex: i, delta, partial });
+    }
+  }
+}
