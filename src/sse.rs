@@ -164,6 +164,11 @@ pub struct DeltaLine {
 /// is `None`, `out` is left as it was, and the caller parses the line in full.
 pub fn delta_line(line: &str, out: &mut String) -> Option<DeltaLine> {
     let start = out.len();
+    // Servers write `JSON.stringify` output: try that exact form first.
+    if let Some(found) = (Scanner { s: line, i: 0 }).compact_delta_event(out) {
+        return Some(found);
+    }
+    out.truncate(start);
     let found = Scanner { s: line, i: 0 }.delta_event(out);
     if found.is_none() {
         out.truncate(start);
@@ -322,6 +327,27 @@ impl<'a> Scanner<'a> {
         let n = find::<STRING_STOP>(rest)?;
         self.i += n;
         rest.get(n).copied()
+    }
+
+    /// `{"type":"…_delta","contentIndex":N,"delta":"…"}` without whitespace, in this order.
+    #[inline(always)]
+    fn compact_delta_event(&mut self, out: &mut String) -> Option<DeltaLine> {
+        if !self.lit(b"{\"type\":\"") {
+            return None;
+        }
+        let kind = if self.lit(b"text_delta\",\"contentIndex\":") {
+            DeltaKind::Text
+        } else if self.lit(b"thinking_delta\",\"contentIndex\":") {
+            DeltaKind::Thinking
+        } else {
+            return None;
+        };
+        let index = self.index()?;
+        if !self.lit(b",\"delta\":\"") {
+            return None;
+        }
+        self.string(out)?;
+        (self.lit(b"}") && self.i == self.s.len()).then_some(DeltaLine { kind, index })
     }
 
     fn delta_event(&mut self, out: &mut String) -> Option<DeltaLine> {
