@@ -16,7 +16,7 @@ use crate::js::errors;
 use crate::js::glue;
 use crate::js::view::{self, view};
 use crate::json::partial::{NodeId, NodeKind, PartialJson};
-use crate::sse::{self, DeltaKind, SseFramer};
+use crate::sse::{self, DataLine, DeltaKind, SseFramer};
 
 #[wasm_bindgen(module = "/src/js/proxy.js")]
 extern "C" {
@@ -46,7 +46,7 @@ extern "C" {
     /// Applies and pushes queued text/thinking deltas (see `Deltas`).
     #[wasm_bindgen(js_name = proxyDeltas, catch)]
     fn proxy_deltas(
-        text: &str,
+        text: &[u8],
         tape: &[u32],
         partial: &JsValue,
         stream: &JsValue,
@@ -250,11 +250,12 @@ async fn read_body(
 }
 
 /// Text and thinking deltas recognised in Rust (`sse::delta_line`), applied and
-/// pushed in one JS call per chunk: their texts go across as one string, sliced
-/// in JS, so each delta costs no JSON parse and no boundary crossing of its own.
+/// pushed in one JS call per chunk: their texts go across as one UTF-8 buffer,
+/// decoded once and sliced in JS, so each delta costs no JSON parse and no
+/// boundary crossing of its own.
 #[derive(Default)]
 struct Deltas {
-    text: String,
+    text: Vec<u8>,
     /// Per delta: `index << 1 | thinking`, then the end of its text in UTF-16 units.
     tape: Vec<u32>,
     units: u32,
@@ -275,24 +276,25 @@ impl Deltas {
 
 /// Lines keep their order: queued deltas are applied before any other line.
 fn on_line(
-    line: &str,
+    line: DataLine,
     deltas: &mut Deltas,
     partial: &JsValue,
     stream: &EventStreamHandle,
     state: &mut ProxyState,
 ) -> Result<(), JsValue> {
-    let from = deltas.text.len();
-    if let Some(d) = sse::delta_line(line, &mut deltas.text) {
-        let added = deltas.text.get(from..).map_or(0, sse::utf16_len);
-        // A chunk's text is far below 4 Gi units; the index has at most 9 digits.
-        deltas.units += added as u32;
+    if let Some(d) = sse::delta_line(line.raw(), &mut deltas.text) {
+        // Lengths in wasm32 memory fit in u32; the index has at most 9 digits.
+        deltas.units += d.units as u32;
         let thinking = u32::from(d.kind == DeltaKind::Thinking);
-        deltas.tape.push(d.index << 1 | thinking);
+        deltas.tape.push((d.index << 1) | thinking);
         deltas.tape.push(deltas.units);
         return Ok(());
     }
+    let Some(text) = line.text() else {
+        return Ok(());
+    };
     deltas.flush(partial, stream)?;
-    process_line(line, partial, stream, state)
+    process_line(&text, partial, stream, state)
 }
 
 fn process_line(

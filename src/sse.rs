@@ -10,7 +10,11 @@
 //! equivalent to splitting the decoded text: `0x0A` never occurs inside a multi-byte UTF-8
 //! sequence, and it ends any incomplete one, which the decoder then replaces with U+FFFD
 //! exactly as a per-line lossy decode does (one U+FFFD per maximal invalid subpart).
-//! The buffer never holds a `\n`, so each byte is scanned once.
+//! The buffer never holds a `\n`, so each byte is scanned once. A line's bytes are
+//! decoded only when asked for ([`DataLine::text`]): [`delta_line`] reads the common
+//! text/thinking delta lines straight from the bytes, which is most of a stream's work.
+
+use std::borrow::Cow;
 
 /// JavaScript's `String.prototype.trim` whitespace (WhiteSpace + LineTerminator).
 pub(crate) fn is_js_ws(c: char) -> bool {
@@ -47,7 +51,7 @@ impl SseFramer {
     /// Feeds the next chunk; appends the payload of every completed `data: ` line to `out`.
     pub fn push(&mut self, chunk: &[u8], out: &mut Vec<String>) {
         let _ = self.push_with(chunk, |line| {
-            out.push(line.into());
+            out.extend(line.text().map(Cow::into_owned));
             Ok::<(), core::convert::Infallible>(())
         });
     }
@@ -55,18 +59,19 @@ impl SseFramer {
     /// Ends the stream: the remaining bytes (a final line without `\n`) are processed.
     pub fn finish(&mut self, out: &mut Vec<String>) {
         let _ = self.finish_with(|line| {
-            out.push(line.into());
+            out.extend(line.text().map(Cow::into_owned));
             Ok::<(), core::convert::Infallible>(())
         });
     }
 
-    /// Feeds the next chunk and hands the payload of every completed `data: ` line to
-    /// `each`, in order, without allocating per line. The first error stops the stream:
-    /// the rest of the chunk is dropped (the caller ends the stream with that error).
+    /// Feeds the next chunk and hands every completed `data: ` line to `each`, in order,
+    /// without allocating per line (lines whose [`text`](DataLine::text) is `None` too).
+    /// The first error stops the stream: the rest of the chunk is dropped (the caller
+    /// ends the stream with that error).
     pub fn push_with<E>(
         &mut self,
         chunk: &[u8],
-        mut each: impl FnMut(&str) -> Result<(), E>,
+        mut each: impl FnMut(DataLine<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut rest = chunk;
         while let Some(p) = find::<NEWLINE>(rest) {
@@ -88,7 +93,10 @@ impl SseFramer {
     }
 
     /// [`finish`](Self::finish) with a callback, like [`push_with`](Self::push_with).
-    pub fn finish_with<E>(&mut self, mut each: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
+    pub fn finish_with<E>(
+        &mut self,
+        mut each: impl FnMut(DataLine<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
         let line = core::mem::take(&mut self.line);
         let done = if line.is_empty() {
             Ok(())
@@ -102,7 +110,7 @@ impl SseFramer {
     fn line_done<E>(
         &mut self,
         mut line: &[u8],
-        each: &mut impl FnMut(&str) -> Result<(), E>,
+        each: &mut impl FnMut(DataLine<'_>) -> Result<(), E>,
     ) -> Result<(), E> {
         if !self.past_first {
             self.past_first = true;
@@ -110,21 +118,35 @@ impl SseFramer {
                 line = rest;
             }
         }
-        if let (Some(head), Some(data)) = (line.get(..6), line.get(6..)) {
-            if !same(head, b"data: ") {
-                return Ok(());
-            }
-            // `from_utf8` checks ASCII a word at a time; the lossy decoder goes char by char.
-            let text = match core::str::from_utf8(data) {
-                Ok(text) => std::borrow::Cow::Borrowed(text),
-                Err(_) => String::from_utf8_lossy(data),
-            };
-            let text = trim_js(&text);
-            if !text.is_empty() {
-                return each(text);
-            }
+        match (line.get(..6), line.get(6..)) {
+            (Some(head), Some(raw)) if same(head, b"data: ") => each(DataLine { raw }),
+            _ => Ok(()),
         }
-        Ok(())
+    }
+}
+
+/// The payload of one `data: ` line (what follows the prefix), not yet decoded.
+#[derive(Clone, Copy, Debug)]
+pub struct DataLine<'a> {
+    raw: &'a [u8],
+}
+
+impl<'a> DataLine<'a> {
+    /// The payload's bytes as sent.
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// The payload as the reference parses it: decoded (U+FFFD for invalid UTF-8) and
+    /// trimmed like `String.prototype.trim`; `None` when nothing is left (the line is
+    /// skipped).
+    pub fn text(&self) -> Option<Cow<'a, str>> {
+        // `from_utf8` checks ASCII a word at a time; the lossy decoder goes char by char.
+        let text = match core::str::from_utf8(self.raw) {
+            Ok(text) => Cow::Borrowed(trim_js(text)),
+            Err(_) => Cow::Owned(trim_js(&String::from_utf8_lossy(self.raw)).to_owned()),
+        };
+        (!text.is_empty()).then_some(text)
     }
 }
 
@@ -152,24 +174,28 @@ pub enum DeltaKind {
 pub struct DeltaLine {
     pub kind: DeltaKind,
     pub index: u32,
+    /// The length of the delta text in UTF-16 code units (its JavaScript `length`).
+    pub units: usize,
 }
 
 /// Recognises the lines that make up almost all of a stream,
 /// `{"type":"text_delta"|"thinking_delta","contentIndex":N,"delta":"…"}` (members in any
-/// order, JSON whitespace anywhere), without building a JSON value: on a match the decoded
-/// delta is appended to `out`. The match is deliberately narrow, so that whatever it
-/// accepts `JSON.parse` gives the same event: exactly those three members, each once,
-/// plain keys and type, `contentIndex` a non-negative integer of at most 9 digits in plain
-/// notation, and a delta without lone surrogates. Anything else (including malformed JSON)
-/// is `None`, `out` is left as it was, and the caller parses the line in full.
-pub fn delta_line(line: &str, out: &mut String) -> Option<DeltaLine> {
+/// order, JSON whitespace anywhere), from a [`DataLine::raw`] payload and without building
+/// a JSON value: on a match the delta text is appended to `out` as UTF-8. The match is
+/// deliberately narrow, so that whatever it accepts `JSON.parse` gives the same event from
+/// the line's [`text`](DataLine::text): exactly those three members, each once, plain keys
+/// and type, `contentIndex` a non-negative integer of at most 9 digits in plain notation,
+/// a delta without lone surrogates, valid UTF-8, and no whitespace at the ends other than
+/// JSON's. Anything else (including malformed JSON) is `None`, `out` is left as it was,
+/// and the caller parses the line's text in full.
+pub fn delta_line(raw: &[u8], out: &mut Vec<u8>) -> Option<DeltaLine> {
     let start = out.len();
     // Servers write `JSON.stringify` output: try that exact form first.
-    if let Some(found) = (Scanner { s: line, i: 0 }).compact_delta_event(out) {
+    if let Some(found) = (Scanner { s: raw, i: 0 }).compact_delta_event(out) {
         return Some(found);
     }
     out.truncate(start);
-    let found = Scanner { s: line, i: 0 }.delta_event(out);
+    let found = Scanner { s: raw, i: 0 }.delta_event(out);
     if found.is_none() {
         out.truncate(start);
     }
@@ -233,15 +259,19 @@ fn below(w: u64, n: u8) -> u64 {
 
 /// `\n`.
 const NEWLINE: u8 = 0;
-/// What ends a run of plain string characters: `"`, `\\`, a control character.
+/// What ends a run of string characters: `"`, `\\`, a control character.
 const STRING_STOP: u8 = 1;
+/// The same, and any byte that is not ASCII.
+const ASCII_STOP: u8 = 2;
 
 #[inline(always)]
 fn hit<const WHAT: u8>(w: u64) -> u64 {
-    if WHAT == NEWLINE {
-        zero_byte(w ^ splat(b'\n'))
-    } else {
-        zero_byte(w ^ splat(b'"')) | zero_byte(w ^ splat(b'\\')) | below(w, 0x20)
+    let nl = zero_byte(w ^ splat(b'\n'));
+    let stop = zero_byte(w ^ splat(b'"')) | zero_byte(w ^ splat(b'\\')) | below(w, 0x20);
+    match WHAT {
+        NEWLINE => nl,
+        STRING_STOP => stop,
+        _ => stop | (w & splat(0x80)),
     }
 }
 
@@ -295,7 +325,7 @@ fn find<const WHAT: u8>(hay: &[u8]) -> Option<usize> {
 }
 
 struct Scanner<'a> {
-    s: &'a str,
+    s: &'a [u8],
     i: usize,
 }
 
@@ -304,7 +334,7 @@ struct Scanner<'a> {
 impl<'a> Scanner<'a> {
     #[inline(always)]
     fn peek(&self) -> Option<u8> {
-        self.s.as_bytes().get(self.i).copied()
+        self.s.get(self.i).copied()
     }
 
     #[inline(always)]
@@ -320,18 +350,18 @@ impl<'a> Scanner<'a> {
         (self.peek()? == b).then(|| self.i += 1)
     }
 
-    /// Moves to the next byte that is `"`, `\\` or a control character.
+    /// Moves to the next byte that is `"`, `\\`, a control character, or not ASCII.
     #[inline(always)]
-    fn skip_plain(&mut self) -> Option<u8> {
-        let rest = self.s.as_bytes().get(self.i..)?;
-        let n = find::<STRING_STOP>(rest)?;
+    fn skip_ascii(&mut self) -> Option<u8> {
+        let rest = self.s.get(self.i..)?;
+        let n = find::<ASCII_STOP>(rest)?;
         self.i += n;
         rest.get(n).copied()
     }
 
     /// `{"type":"…_delta","contentIndex":N,"delta":"…"}` without whitespace, in this order.
     #[inline(always)]
-    fn compact_delta_event(&mut self, out: &mut String) -> Option<DeltaLine> {
+    fn compact_delta_event(&mut self, out: &mut Vec<u8>) -> Option<DeltaLine> {
         if !self.lit(b"{\"type\":\"") {
             return None;
         }
@@ -346,12 +376,17 @@ impl<'a> Scanner<'a> {
         if !self.lit(b",\"delta\":\"") {
             return None;
         }
-        self.string(out)?;
-        (self.lit(b"}") && self.i == self.s.len()).then_some(DeltaLine { kind, index })
+        let units = self.string(out)?;
+        if !self.lit(b"}") {
+            return None;
+        }
+        // A line ending in `\r\n` keeps its `\r` here.
+        self.ws();
+        (self.i == self.s.len()).then_some(DeltaLine { kind, index, units })
     }
 
-    fn delta_event(&mut self, out: &mut String) -> Option<DeltaLine> {
-        let (mut kind, mut index, mut delta) = (None, None, false);
+    fn delta_event(&mut self, out: &mut Vec<u8>) -> Option<DeltaLine> {
+        let (mut kind, mut index, mut delta) = (None, None, None);
         self.eat(b'{')?;
         loop {
             self.eat(b'"')?;
@@ -371,11 +406,10 @@ impl<'a> Scanner<'a> {
                 self.eat(b':')?;
                 self.ws();
                 index = Some(self.index()?);
-            } else if self.lit(b"delta\"") && !delta {
+            } else if self.lit(b"delta\"") && delta.is_none() {
                 self.eat(b':')?;
                 self.eat(b'"')?;
-                self.string(out)?;
-                delta = true;
+                delta = Some(self.string(out)?);
             } else {
                 return None;
             }
@@ -388,19 +422,20 @@ impl<'a> Scanner<'a> {
         }
         self.i += 1;
         self.ws();
-        if self.i != self.s.len() || !delta {
+        if self.i != self.s.len() {
             return None;
         }
         Some(DeltaLine {
             kind: kind?,
             index: index?,
+            units: delta?,
         })
     }
 
     /// Consumes `lit` if the text continues with it.
     #[inline(always)]
     fn lit(&mut self, lit: &[u8]) -> bool {
-        if let Some(b) = self.s.as_bytes().get(self.i..self.i + lit.len()) {
+        if let Some(b) = self.s.get(self.i..self.i + lit.len()) {
             if same(b, lit) {
                 self.i += lit.len();
                 return true;
@@ -427,61 +462,87 @@ impl<'a> Scanner<'a> {
         Some(n)
     }
 
-    /// The rest of a JSON string (after its opening quote), decoded onto `out`.
-    fn string(&mut self, out: &mut String) -> Option<()> {
+    /// The rest of a JSON string (after its opening quote), decoded onto `out`; returns
+    /// its length in UTF-16 code units.
+    fn string(&mut self, out: &mut Vec<u8>) -> Option<usize> {
+        let mut units = 0;
         loop {
             let run = self.i;
-            let stop = self.skip_plain()?;
-            out.push_str(self.s.get(run..self.i)?);
-            self.i += 1;
-            match stop {
-                b'"' => return Some(()),
-                b'\\' => {}
-                _ => return None,
-            }
-            let c = match self.peek()? {
-                b'"' => '"',
-                b'\\' => '\\',
-                b'/' => '/',
-                b'b' => '\u{8}',
-                b'f' => '\u{c}',
-                b'n' => '\n',
-                b'r' => '\r',
-                b't' => '\t',
-                b'u' => {
+            let stop = self.skip_ascii()?;
+            let ascii = self.s.get(run..self.i)?;
+            out.extend_from_slice(ascii);
+            units += ascii.len();
+            let c = match stop {
+                b'"' => {
                     self.i += 1;
-                    let unit = self.hex4()?;
-                    let code = if (0xD800..0xDC00).contains(&unit) {
-                        if self.s.as_bytes().get(self.i..self.i + 2)? != b"\\u" {
-                            return None;
-                        }
-                        self.i += 2;
-                        let low = self.hex4()?;
-                        if !(0xDC00..0xE000).contains(&low) {
-                            return None;
-                        }
-                        0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                    } else {
-                        unit
-                    };
-                    // A lone low surrogate has no `char`: left to `JSON.parse`.
-                    out.push(char::from_u32(code)?);
+                    return Some(units);
+                }
+                b'\\' => {
+                    self.i += 1;
+                    self.escape()?
+                }
+                0x80.. => {
+                    // Up to the next `"`, `\\` or control character, which no valid UTF-8
+                    // sequence straddles; invalid bytes are left to the full decode.
+                    let rest = self.s.get(self.i..)?;
+                    let text =
+                        core::str::from_utf8(rest.get(..find::<STRING_STOP>(rest)?)?).ok()?;
+                    out.extend_from_slice(text.as_bytes());
+                    units += utf16_len(text);
+                    self.i += text.len();
                     continue;
                 }
                 _ => return None,
             };
-            out.push(c);
-            self.i += 1;
+            let mut buf = [0; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            units += c.len_utf16();
         }
     }
 
+    /// The character of the escape after a `\\`.
+    fn escape(&mut self) -> Option<char> {
+        let c = match self.peek()? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                self.i += 1;
+                let unit = self.hex4()?;
+                let code = if (0xD800..0xDC00).contains(&unit) {
+                    if self.s.get(self.i..self.i + 2)? != b"\\u" {
+                        return None;
+                    }
+                    self.i += 2;
+                    let low = self.hex4()?;
+                    if !(0xDC00..0xE000).contains(&low) {
+                        return None;
+                    }
+                    0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                } else {
+                    unit
+                };
+                // A lone low surrogate has no `char`: left to `JSON.parse`.
+                return char::from_u32(code);
+            }
+            _ => return None,
+        };
+        self.i += 1;
+        Some(c)
+    }
+
     fn hex4(&mut self) -> Option<u32> {
-        let digits = self.s.get(self.i..self.i + 4)?;
-        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
+        let mut n = 0;
+        for &b in self.s.get(self.i..self.i + 4)? {
+            n = (n << 4) | char::from(b).to_digit(16)?;
         }
         self.i += 4;
-        u32::from_str_radix(digits, 16).ok()
+        Some(n)
     }
 }
 
@@ -585,22 +646,32 @@ mod tests {
         assert_eq!(out, ["1", "2", "3"]);
     }
 
-    fn delta(line: &str) -> Option<(DeltaLine, String)> {
-        let mut out = String::from("kept:");
+    /// `delta_line` on `line`'s bytes: the event and its text (checked to be UTF-8 of
+    /// `units` UTF-16 code units), with `units` zeroed for comparisons.
+    fn delta_raw(line: &[u8]) -> Option<(DeltaLine, String)> {
+        let mut out = b"kept:".to_vec();
         let found = delta_line(line, &mut out);
-        let text = out.strip_prefix("kept:").map(String::from);
-        match found {
-            Some(d) => Some((d, text.unwrap_or_default())),
-            None => {
-                assert_eq!(out, "kept:", "a miss leaves the buffer as it was: {line}");
-                None
-            }
-        }
+        let Some(d) = found else {
+            assert_eq!(
+                out, b"kept:",
+                "a miss leaves the buffer as it was: {line:?}"
+            );
+            return None;
+        };
+        let text = String::from_utf8(out.split_off(5)).expect("UTF-8");
+        assert_eq!(out, b"kept:");
+        assert_eq!(d.units, text.encode_utf16().count(), "{text:?}");
+        Some((DeltaLine { units: 0, ..d }, text))
+    }
+
+    fn delta(line: &str) -> Option<(DeltaLine, String)> {
+        delta_raw(line.as_bytes())
     }
 
     const TEXT0: DeltaLine = DeltaLine {
         kind: DeltaKind::Text,
         index: 0,
+        units: 0,
     };
 
     #[test]
@@ -612,6 +683,7 @@ mod tests {
                 DeltaLine {
                     kind: DeltaKind::Thinking,
                     index: 12,
+                    units: 0,
                 },
                 "",
             ),
@@ -630,12 +702,54 @@ mod tests {
                 DeltaLine {
                     kind: DeltaKind::Text,
                     index: 999_999_999,
+                    units: 0,
                 },
                 "é😀\u{2028}\u{7f}",
             ),
         ];
         for (line, want, text) in cases {
             assert_eq!(delta(line), Some((*want, text.to_string())), "{line}");
+        }
+        // JSON whitespace at the ends (a `\r\n` line keeps its `\r`), non-ASCII runs
+        // between escapes and at the end.
+        let line = "{\"type\":\"text_delta\",\"contentIndex\":0,\"delta\":\"é\\n😀x\\u0041€\"}\r";
+        assert_eq!(delta(line), Some((TEXT0, "é\n😀xA€".into())));
+        assert_eq!(
+            delta(&format!(" \t{line} ")),
+            Some((TEXT0, "é\n😀xA€".into()))
+        );
+    }
+
+    #[test]
+    fn delta_lines_need_valid_utf8_and_json_ends() {
+        let line = |middle: &[u8], end: &[u8]| {
+            [
+                br#"{"type":"text_delta","contentIndex":0,"delta":"a"#,
+                middle,
+                br#"b"}"#,
+                end,
+            ]
+            .concat()
+        };
+        assert!(delta_raw(&line("é".as_bytes(), b"")).is_some());
+        for bad in [
+            &b"\xff"[..],
+            b"\xC3",
+            b"\xE2\x82",
+            b"\xED\xA0\x80",
+            b"\xC0\xAF",
+            b"\x80",
+        ] {
+            assert_eq!(delta_raw(&line(bad, b"")), None, "{bad:?}");
+        }
+        // Whitespace String.prototype.trim removes but JSON.parse does not take.
+        for end in [
+            &b"\x0b"[..],
+            b"\x0c",
+            "\u{a0}".as_bytes(),
+            "\u{feff}".as_bytes(),
+        ] {
+            assert_eq!(delta_raw(&line(b"", end)), None, "{end:?}");
         }
     }
 
@@ -708,6 +822,13 @@ mod tests {
                         *b = stop;
                     }
                     assert_eq!(find::<STRING_STOP>(&v), want);
+                    assert_eq!(find::<ASCII_STOP>(&v), want);
+                }
+                for high in [0x80, 0xc3, 0xff] {
+                    if let Some(b) = v.get_mut(at) {
+                        *b = high;
+                    }
+                    assert_eq!(find::<ASCII_STOP>(&v), want);
                 }
                 // Bytes around the marks that must not match.
                 for other in [0x20, 0x7f, 0x80, 0xff, b'#', b'[', b']', 0x0b, 0x09 + 0x80] {
@@ -717,6 +838,9 @@ mod tests {
                     }
                     if other >= 0x20 {
                         assert_eq!(find::<STRING_STOP>(&w), None, "{other:#x}");
+                    }
+                    if (0x20..0x80).contains(&other) {
+                        assert_eq!(find::<ASCII_STOP>(&w), None, "{other:#x}");
                     }
                 }
             }
@@ -759,7 +883,7 @@ mod tests {
             ];
             let [a, b, c] = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]][order];
             let line = format!("{{{},{},{}}}", members[a], members[b], members[c]);
-            let want = DeltaLine { kind: if thinking { DeltaKind::Thinking } else { DeltaKind::Text }, index };
+            let want = DeltaLine { kind: if thinking { DeltaKind::Thinking } else { DeltaKind::Text }, index, units: 0 };
             prop_assert_eq!(delta(&line), Some((want, text)));
         }
 

@@ -131,7 +131,7 @@ fn smoke(
     check: fn(&[u8]),
 ) {
     let budget = budget();
-    let mut rng = Rng(seed() ^ target.len() as u64 * 0x1000_0001);
+    let mut rng = Rng(seed() ^ (target.len() as u64 * 0x1000_0001));
     assert!(
         seeds.len() > 1 || target == "sse_framer" || target == "tool_changes",
         "{target}: the seed vectors were not found"

@@ -210,14 +210,18 @@ export function proxyLine(text, partial, stream) {
   return out.type === "done" || out.type === "error" ? 2 : 1;
 }
 
+// Not wasm-bindgen's decoder: a delta may start with U+FEFF, which must stay.
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
 /**
  * Text and thinking deltas Rust recognised without a JSON parse, applied and
- * pushed in stream order: `text` holds their texts back to back, `tape` per
- * delta `index << 1 | thinking` and where its text ends (UTF-16 units).
+ * pushed in stream order: `bytes` holds their texts back to back (valid UTF-8),
+ * `view` per delta `index << 1 | thinking` and where its text ends (UTF-16 units).
  */
-export function proxyDeltas(text, view, partial, stream) {
-  // `view` looks into wasm memory; a setter on a block could call into wasm and
-  // grow (detach) it, so the tape is copied first.
+export function proxyDeltas(bytes, view, partial, stream) {
+  // Both look into wasm memory; a setter on a block could call into wasm and
+  // grow (detach) it, so they are read first.
+  const text = utf8.decode(bytes);
   const tape = view.slice();
   let from = 0;
   for (let k = 0; k < tape.length; k += 2) {

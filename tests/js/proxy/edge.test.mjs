@@ -287,6 +287,9 @@ scenario("edge: toolcall_end twice at the same index (second one merges again, p
 
 const THINK_HEAD = 'data: {"type":"thinking_start","contentIndex":1}\n';
 const deltaLines = [
+	// First of its read: a decoder that drops a leading BOM would lose it.
+	'data: {"type":"text_delta","contentIndex":0,"delta":"\uFEFFbom|"}',
+	'data: {"type":"text_delta","contentIndex":0,"delta":"\\ufeffescaped bom|"}\r',
 	'data: {"type":"text_delta","contentIndex":0,"delta":"plain|"}',
 	'data: { "delta" :\t"spaced|" ,\r"contentIndex" : 0 , "type" : "text_delta" }',
 	'data: {"contentIndex":0,"type":"text_delta","delta":"esc \\" \\\\ \\/ \\b \\f \\n \\r \\t \\u0041 \\u00E9 \\u20ac \\ud83d\\ude00 \\u0000|"}',
@@ -315,10 +318,10 @@ for (const [name, chunking] of [["one write", "whole"], ["1-byte writes", 1], ["
 		script: { status: 200, body: `${HEAD}${THINK_HEAD}\n${deltaLines}\n\n${DONE}`, chunking, delayMs: 0 },
 		snapshots: false,
 		expect(run) {
-			assert.equal(types(run).filter((t) => t === "text_delta").length, 19);
+			assert.equal(types(run).filter((t) => t === "text_delta").length, 21);
 			assert.equal(types(run).filter((t) => t === "thinking_delta").length, 2);
 			assert.equal(run.settled.content[1].thinking, "think|think 2|");
-			assert.ok(run.settled.content[0].text.startsWith('plain|spaced|esc " \\ / \b \f \n \r \t A é € 😀 \u0000|raw'));
+			assert.ok(run.settled.content[0].text.startsWith('\uFEFFbom|\uFEFFescaped bom|plain|spaced|esc " \\ / \b \f \n \r \t A é € 😀 \u0000|raw'));
 		},
 	});
 }
