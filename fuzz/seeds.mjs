@@ -25,6 +25,7 @@ const sse = [
 	'data: {"type":"start"}\n\ndata: {"type":"text_delta","contentIndex":0,"delta":"hi"}\r\n\r\n: comment\nevent: x\ndata:nospace\ndata: last',
 	"\xEF\xBB\xBFdata: a\n\xEF\xBB\xBFdata: b\n",
 	"data: \u00a0x\u2028\ndata: \xE2\x82\ndata: \xF0\x9F\x98\x80\n",
+	'data: {"type":"text_delta","contentIndex":0,"delta":"a\\n\\u00e9"}\n\ndata: { "delta": "\\ud83d\\ude00", "type": "thinking_delta", "contentIndex": 12 }\n',
 ];
 sse.forEach((s, i) => put("sse_framer", `stream-${i}`, Buffer.concat([Buffer.from([i * 37]), Buffer.from(s, "latin1")])));
 

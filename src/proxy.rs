@@ -16,7 +16,7 @@ use crate::js::errors;
 use crate::js::glue;
 use crate::js::view::{self, view};
 use crate::json::partial::{NodeId, NodeKind, PartialJson};
-use crate::sse::SseFramer;
+use crate::sse::{self, DataLine, DeltaKind, SseFramer};
 
 #[wasm_bindgen(module = "/src/js/proxy.js")]
 extern "C" {
@@ -43,6 +43,14 @@ extern "C" {
     fn body_reader(response: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = proxyLine, catch)]
     fn proxy_line(text: &str, partial: &JsValue, stream: &JsValue) -> Result<JsValue, JsValue>;
+    /// Applies and pushes queued text/thinking deltas (see `Deltas`).
+    #[wasm_bindgen(js_name = proxyDeltas, catch)]
+    fn proxy_deltas(
+        text: &[u8],
+        tape: &[u32],
+        partial: &JsValue,
+        stream: &JsValue,
+    ) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = toolcallBlock, catch)]
     fn toolcall_block(partial: &JsValue, index: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = toolcallDelta, catch)]
@@ -212,7 +220,8 @@ async fn read_body(
     state: &mut ProxyState,
 ) -> Result<(), JsValue> {
     let mut framer = SseFramer::new();
-    let mut lines: Vec<String> = Vec::new();
+    let mut deltas = Deltas::default();
+    let mut bytes = Vec::new();
     let reader_view: &ProxyView = reader.unchecked_ref();
     loop {
         let step = JsFuture::from(reader_view.read()?).await?;
@@ -222,23 +231,70 @@ async fn read_body(
         if crate::agent_loop::is_aborted(signal) {
             return Err(errors::error(ABORTED));
         }
-        let chunk = view(&step).value()?;
-        let bytes = chunk
+        let chunk = view(&step)
+            .value()?
             .dyn_into::<Uint8Array>()
             .map_err(|_| errors::type_error("the response body yielded a non-byte chunk"))?;
-        framer.push(&bytes.to_vec(), &mut lines);
-        for line in lines.drain(..) {
-            process_line(&line, partial, stream, state)?;
-        }
+        bytes.resize(chunk.length() as usize, 0);
+        chunk.copy_to(&mut bytes);
+        framer.push_with(&bytes, |line| {
+            on_line(line, &mut deltas, partial, stream, state)
+        })?;
+        deltas.flush(partial, stream)?;
     }
     if crate::agent_loop::is_aborted(signal) {
         return Err(errors::error(ABORTED));
     }
-    framer.finish(&mut lines);
-    for line in lines.drain(..) {
-        process_line(&line, partial, stream, state)?;
+    framer.finish_with(|line| on_line(line, &mut deltas, partial, stream, state))?;
+    deltas.flush(partial, stream)
+}
+
+/// Text and thinking deltas recognised in Rust (`sse::delta_line`), applied and
+/// pushed in one JS call per chunk: their texts go across as one UTF-8 buffer,
+/// decoded once and sliced in JS, so each delta costs no JSON parse and no
+/// boundary crossing of its own.
+#[derive(Default)]
+struct Deltas {
+    text: Vec<u8>,
+    /// Per delta: `index << 1 | thinking`, then the end of its text in UTF-16 units.
+    tape: Vec<u32>,
+    units: u32,
+}
+
+impl Deltas {
+    fn flush(&mut self, partial: &JsValue, stream: &EventStreamHandle) -> Result<(), JsValue> {
+        if self.tape.is_empty() {
+            return Ok(());
+        }
+        let done = proxy_deltas(&self.text, &self.tape, partial, stream.as_ref());
+        self.text.clear();
+        self.tape.clear();
+        self.units = 0;
+        done
     }
-    Ok(())
+}
+
+/// Lines keep their order: queued deltas are applied before any other line.
+fn on_line(
+    line: DataLine,
+    deltas: &mut Deltas,
+    partial: &JsValue,
+    stream: &EventStreamHandle,
+    state: &mut ProxyState,
+) -> Result<(), JsValue> {
+    if let Some(d) = sse::delta_line(line.raw(), &mut deltas.text) {
+        // Lengths in wasm32 memory fit in u32; the index has at most 9 digits.
+        deltas.units += d.units as u32;
+        let thinking = u32::from(d.kind == DeltaKind::Thinking);
+        deltas.tape.push((d.index << 1) | thinking);
+        deltas.tape.push(deltas.units);
+        return Ok(());
+    }
+    let Some(text) = line.text() else {
+        return Ok(());
+    };
+    deltas.flush(partial, stream)?;
+    process_line(&text, partial, stream, state)
 }
 
 fn process_line(

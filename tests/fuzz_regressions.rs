@@ -248,6 +248,12 @@ const SSE_PIECES: &[&[u8]] = &[
     b"\xF0\x9F\x98\x80",
     "\u{a0}\u{2028}".as_bytes(),
     b"{\"type\":\"start\"}",
+    b"{\"type\":\"text_delta\",\"contentIndex\":0,\"delta\":\"a\"}",
+    b"\"thinking_delta\"",
+    b"\"contentIndex\":",
+    b"\\u00e9\\ud83d\\ude00",
+    b"\\ud800",
+    b"\\\"",
 ];
 const JSON_PIECES: &[&[u8]] = &[
     b"{",
@@ -292,6 +298,7 @@ fn sse_framer_regressions_and_smoke() {
     let seeds = vec![
         b"\x11data: {\"a\":1}\n\ndata: x \r\n: c\ndata: last".to_vec(),
         b"\x03\xEF\xBB\xBFdata: a\n".to_vec(),
+        b"\x07data: {\"type\":\"text_delta\",\"contentIndex\":0,\"delta\":\"a\\n\\u00e9\"}\n\ndata: { \"delta\": \"\\ud83d\\ude00\", \"type\": \"thinking_delta\", \"contentIndex\": 12 }\n".to_vec(),
     ];
     smoke("sse_framer", seeds, SSE_PIECES, checks::sse_framer);
 }

@@ -10,7 +10,7 @@
 use pi_agent_wasm::json::partial::PartialJson;
 use pi_agent_wasm::json::schema::{compile, validate_arguments};
 use pi_agent_wasm::json::{Map, Value};
-use pi_agent_wasm::sse::SseFramer;
+use pi_agent_wasm::sse::{delta_line, DataLine, DeltaKind, SseFramer};
 use pi_agent_wasm::transcript::{tool_changes as diff, ToolSet};
 
 // ---- helpers ----------------------------------------------------------------------------
@@ -128,6 +128,11 @@ pub fn sse_framer(data: &[u8]) {
         frame_model(payload),
         "SSE lines differ from the plain model"
     );
+    let mut f = SseFramer::new();
+    for part in split_bytes(seed, payload) {
+        let _ = f.push_with(part, delta_line_agrees);
+    }
+    let _ = f.finish_with(delta_line_agrees);
     for line in &whole {
         assert!(!line.is_empty() && !line.contains('\n'));
         assert!(!line.starts_with(js_ws) && !line.ends_with(js_ws));
@@ -141,6 +146,46 @@ pub fn sse_framer(data: &[u8]) {
     f.push(payload, &mut b);
     f.finish(&mut b);
     assert_eq!(a, b, "a finished framer behaves like a new one");
+}
+
+/// A line `delta_line` takes is one `JSON.parse` reads as the same event (from the line's
+/// decoded, trimmed text): exactly the members `type` (`text_delta` / `thinking_delta`),
+/// `contentIndex` (that integer) and `delta` (that text, appended as UTF-8 of `units`
+/// UTF-16 code units).
+fn delta_line_agrees(line: DataLine<'_>) -> Result<(), ()> {
+    let mut out = b"before".to_vec();
+    let Some(d) = delta_line(line.raw(), &mut out) else {
+        assert_eq!(out, b"before", "a line not taken leaves the buffer alone");
+        return Ok(());
+    };
+    let text = String::from_utf8(out.split_off(6)).expect("the delta is UTF-8");
+    assert_eq!(out, b"before");
+    assert_eq!(d.units, text.encode_utf16().count());
+    let json = line.text().expect("a delta line has text");
+    let Some(Value::Object(m)) = strict_json(&json) else {
+        panic!("delta_line took a line JSON.parse rejects (or cannot represent): {json:?}");
+    };
+    let kind = match d.kind {
+        DeltaKind::Text => "text_delta",
+        DeltaKind::Thinking => "thinking_delta",
+    };
+    assert_eq!(m.len(), 3, "{json:?}");
+    assert_eq!(
+        m.get("type").and_then(Value::as_str),
+        Some(kind),
+        "{json:?}"
+    );
+    assert_eq!(
+        m.get("contentIndex").and_then(Value::as_f64),
+        Some(f64::from(d.index)),
+        "{json:?}"
+    );
+    assert_eq!(
+        m.get("delta").and_then(Value::as_str),
+        Some(text.as_str()),
+        "{json:?}"
+    );
+    Ok(())
 }
 
 // ---- partial JSON -----------------------------------------------------------------------------

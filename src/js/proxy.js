@@ -209,3 +209,35 @@ export function proxyLine(text, partial, stream) {
   if (type === "toolcall_start" || type === "toolcall_end") return e;
   return out.type === "done" || out.type === "error" ? 2 : 1;
 }
+
+// Not wasm-bindgen's decoder: a delta may start with U+FEFF, which must stay.
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * Text and thinking deltas Rust recognised without a JSON parse, applied and
+ * pushed in stream order: `bytes` holds their texts back to back (valid UTF-8),
+ * `view` per delta `index << 1 | thinking` and where its text ends (UTF-16 units).
+ */
+export function proxyDeltas(bytes, view, partial, stream) {
+  // Both look into wasm memory; a setter on a block could call into wasm and
+  // grow (detach) it, so they are read first.
+  const text = utf8.decode(bytes);
+  const tape = view.slice();
+  let from = 0;
+  for (let k = 0; k < tape.length; k += 2) {
+    const i = tape[k] >>> 1;
+    const to = tape[k + 1];
+    const delta = text.slice(from, to);
+    from = to;
+    const block = partial.content[i];
+    if (tape[k] & 1) {
+      if (block?.type !== "thinking") fail("Received thinking_delta for non-thinking content");
+      block.thinking += delta;
+      stream.push({ type: "thinking_delta", contentIndex: i, delta, partial });
+    } else {
+      if (block?.type !== "text") fail("Received text_delta for non-text content");
+      block.text += delta;
+      stream.push({ type: "text_delta", contentIndex: i, delta, partial });
+    }
+  }
+}

@@ -280,3 +280,77 @@ scenario("edge: toolcall_end twice at the same index (second one merges again, p
 		assert.deepEqual(types(run).filter((x) => x === "toolcall_end").length, 2);
 	},
 });
+
+// ----- delta lines read without JSON.parse ------------------------------------------------------------------
+// Ours recognises text/thinking delta lines itself; whatever it takes must give what JSON.parse gives, and
+// every near miss must fall back to JSON.parse (its value, or its error).
+
+const THINK_HEAD = 'data: {"type":"thinking_start","contentIndex":1}\n';
+const deltaLines = [
+	// First of its read: a decoder that drops a leading BOM would lose it.
+	'data: {"type":"text_delta","contentIndex":0,"delta":"\uFEFFbom|"}',
+	'data: {"type":"text_delta","contentIndex":0,"delta":"\\ufeffescaped bom|"}\r',
+	'data: {"type":"text_delta","contentIndex":0,"delta":"plain|"}',
+	'data: { "delta" :\t"spaced|" ,\r"contentIndex" : 0 , "type" : "text_delta" }',
+	'data: {"contentIndex":0,"type":"text_delta","delta":"esc \\" \\\\ \\/ \\b \\f \\n \\r \\t \\u0041 \\u00E9 \\u20ac \\ud83d\\ude00 \\u0000|"}',
+	'data: {"type":"text_delta","contentIndex":0,"delta":"raw é € 😀 \u2028 \u007f|"}',
+	'data: {"type":"text_delta","contentIndex":0,"delta":""}',
+	'data: {"type":"text_delta","contentIndex":0,"delta":"lone high \\ud800|"}',
+	'data: {"type":"text_delta","contentIndex":0,"delta":"lone low \\udc00|"}',
+	'data: {"type":"text_delta","contentIndex":0,"delta":"high then A \\ud83d\\u0041|"}',
+	'data: {"type":"text_delta","contentIndex":0,"delta":"high at end \\ud83d"}',
+	'data: {"type":"text_delta","contentIndex":0,"delta":"first","delta":"duplicate wins|"}',
+	'data: {"type":"text_delta","type":"text_delta","contentIndex":0,"delta":"duplicate type|"}',
+	'data: {"type":"text_delta","contentIndex":0,"delta":"extra member|","extra":[1,{"a":null}]}',
+	'data: {"__proto__":{"x":1},"type":"text_delta","contentIndex":0,"delta":"proto member|"}',
+	'data: {"type":"text_delta","contentIndex":0.0,"delta":"index 0.0|"}',
+	'data: {"type":"text_delta","contentIndex":0e0,"delta":"index 0e0|"}',
+	'data: {"type":"text_delta","contentIndex":-0,"delta":"index -0|"}',
+	'data: {"type":"text\\u005fdelta","contentIndex":0,"delta":"escaped type|"}',
+	'data: {"typ\\u0065":"text_delta","contentIndex":0,"delta":"escaped key|"}',
+	'data: {"type":"thinking_delta","contentIndex":1,"delta":"think|"}',
+	'data: {"delta":"think 2|","type":"thinking_delta","contentIndex":1}',
+	'data: {"type":"text_delta","contentIndex":0,"delta":"text_delta","type":"text_delta"}',
+	'data: {"type":"text_deltas","contentIndex":0,"delta":"not a delta type"}',
+].join("\n\n");
+for (const [name, chunking] of [["one write", "whole"], ["1-byte writes", 1], ["random writes", { random: 7, max: 40 }]]) {
+	scenario(`delta lines: odd but valid JSON (order, spaces, escapes, surrogates, duplicates, extra keys, index forms), ${name}`, {
+		script: { status: 200, body: `${HEAD}${THINK_HEAD}\n${deltaLines}\n\n${DONE}`, chunking, delayMs: 0 },
+		snapshots: false,
+		expect(run) {
+			assert.equal(types(run).filter((t) => t === "text_delta").length, 21);
+			assert.equal(types(run).filter((t) => t === "thinking_delta").length, 2);
+			assert.equal(run.settled.content[1].thinking, "think|think 2|");
+			assert.ok(run.settled.content[0].text.startsWith('\uFEFFbom|\uFEFFescaped bom|plain|spaced|esc " \\ / \b \f \n \r \t A é € 😀 \u0000|raw'));
+		},
+	});
+}
+
+const failing = [
+	["a text_delta for a thinking block", '{"type":"text_delta","contentIndex":1,"delta":"x"}', false],
+	["a thinking_delta for a text block", '{"type":"thinking_delta","contentIndex":0,"delta":"x"}', false],
+	["a 9-digit index with no block", '{"type":"text_delta","contentIndex":999999999,"delta":"x"}', false],
+	["a 10-digit index with no block", '{"type":"text_delta","contentIndex":4294967297,"delta":"x"}', false],
+	["a leading zero in the index", '{"type":"text_delta","contentIndex":00,"delta":"x"}', true],
+	["a raw tab in the delta", '{"type":"text_delta","contentIndex":0,"delta":"a\tb"}', true],
+	["an invalid escape", '{"type":"text_delta","contentIndex":0,"delta":"a\\xb"}', true],
+	["a short \\u escape", '{"type":"text_delta","contentIndex":0,"delta":"a\\u12"}', true],
+	["text after the object", '{"type":"text_delta","contentIndex":0,"delta":"a"} x', true],
+	["a missing closing brace", '{"type":"text_delta","contentIndex":0,"delta":"a"', true],
+	["a trailing comma", '{"type":"text_delta","contentIndex":0,"delta":"a",}', true],
+];
+for (const [what, json, runtimeError] of failing) {
+	scenario(`delta lines: ${what} ends the stream like the reference, after the deltas before it in the same read`, {
+		script: {
+			status: 200,
+			body: `${HEAD}${THINK_HEAD}\ndata: {"type":"text_delta","contentIndex":0,"delta":"a"}\n\ndata: {"type":"thinking_delta","contentIndex":1,"delta":"b"}\n\ndata: ${json}\n\ndata: {"type":"text_delta","contentIndex":0,"delta":"never"}\n\n${DONE}`,
+			chunking: "whole",
+		},
+		snapshots: false,
+		runtimeError,
+		expect(run) {
+			assert.deepEqual(types(run), ["start", "text_start", "thinking_start", "text_delta", "thinking_delta", "error"]);
+			assert.equal(run.settled.content[0].text, "a");
+		},
+	});
+}
