@@ -9,11 +9,12 @@
 
 use js_sys::{Array, JsString, Object, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{spawn_local, JsFuture};
+use wasm_bindgen_futures::spawn_local;
 
 use crate::agent_loop::EventStreamHandle;
 use crate::js::errors;
 use crate::js::glue;
+use crate::js::settle::settle;
 use crate::js::view::{self, view};
 use crate::json::partial::{NodeId, NodeKind, PartialJson};
 use crate::sse::{self, DataLine, DeltaKind, SseFramer};
@@ -202,9 +203,9 @@ async fn fetch_and_read(
     state: &mut ProxyState,
     watch: &AbortWatch,
 ) -> Result<(), JsValue> {
-    let response = JsFuture::from(Promise::resolve(&proxy_fetch(model, context, options)?)).await?;
+    let response = settle(Promise::resolve(&proxy_fetch(model, context, options)?).into()).await?;
     if !response.unchecked_ref::<ProxyView>().ok()?.is_truthy() {
-        let message = JsFuture::from(proxy_error_message(&response)).await?;
+        let message = settle(proxy_error_message(&response).into()).await?;
         return Err(errors::error(&message.as_string().unwrap_or_default()));
     }
     let reader = body_reader(&response)?;
@@ -224,7 +225,7 @@ async fn read_body(
     let mut bytes = Vec::new();
     let reader_view: &ProxyView = reader.unchecked_ref();
     loop {
-        let step = JsFuture::from(reader_view.read()?).await?;
+        let step = settle(reader_view.read()?.into()).await?;
         if view(&step).done()?.is_truthy() {
             break;
         }
