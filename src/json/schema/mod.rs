@@ -95,7 +95,12 @@ pub(crate) mod stack {
     }
     /// Half of the wasm stack (`.cargo/config.toml`), leaving the rest to the
     /// frames below the validator and to the error path.
+    #[cfg(target_arch = "wasm32")]
     const LIMIT: usize = 128 * 1024;
+    /// Native threads (tests, fuzzing) have at least 2 MiB, and unoptimised
+    /// frames are several times larger than the wasm build's.
+    #[cfg(not(target_arch = "wasm32"))]
+    const LIMIT: usize = 512 * 1024;
 
     fn here() -> usize {
         let marker = 0u8;
