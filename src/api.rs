@@ -15,7 +15,7 @@ fn drive_stream(
     stream: JsValue,
     config: JsValue,
     signal: JsValue,
-    run: BoxFuture<Result<Array, JsValue>>,
+    run: BoxFuture<'static, Result<Array, JsValue>>,
 ) {
     spawn(Box::pin(async move {
         match run.await {

@@ -10,16 +10,16 @@ use std::future::Future;
 use std::pin::Pin;
 use wasm_bindgen::JsValue;
 
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T>>>;
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
 
 /// A promise settled by `future`: resolved with `Ok`, rejected with `Err`.
 #[inline(never)]
-pub fn promise(future: BoxFuture<Result<JsValue, JsValue>>) -> Promise {
+pub fn promise(future: BoxFuture<'static, Result<JsValue, JsValue>>) -> Promise {
     wasm_bindgen_futures::future_to_promise(future)
 }
 
 /// Runs `future` to completion on the JS microtask queue.
 #[inline(never)]
-pub fn spawn(future: BoxFuture<()>) {
+pub fn spawn(future: BoxFuture<'static, ()>) {
     wasm_bindgen_futures::spawn_local(future)
 }
