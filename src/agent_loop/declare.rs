@@ -21,27 +21,8 @@ fn non_empty(list: &JsValue) -> bool {
 /// Replays `toolsRemoved`/`toolsAdded` of every system message in order.
 fn replay(set: &mut ToolSet<JsValue>, messages: &Array) -> Result<(), JsValue> {
     for message in messages.iter() {
-        if !is_system(&message)? {
-            continue;
-        }
-        let removed = view(&message).tools_removed()?;
-        if view::is_object(&removed) {
-            for tool in glue::to_array(&removed)?.iter() {
-                set.remove(
-                    &view::get(&tool, |t| t.name())?
-                        .as_string()
-                        .unwrap_or_default(),
-                );
-            }
-        }
-        let added = view(&message).tools_added()?;
-        if view::is_object(&added) {
-            for tool in glue::to_array(&added)?.iter() {
-                let name = view::get(&tool, |t| t.name())?
-                    .as_string()
-                    .unwrap_or_default();
-                set.set(name, tool);
-            }
+        if is_system(&message)? {
+            apply(set, &message)?;
         }
     }
     Ok(())
