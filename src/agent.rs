@@ -135,9 +135,11 @@ impl Core {
     }
 
     /// The Agent's event sink: reduce, then await listeners in order.
-    pub async fn process_event(&self, event: JsValue) -> Result<(), JsValue> {
-        let pending = self.start_event(&event)?;
-        call::settle(pending).await.map(|_| ())
+    pub fn process_event(&self, event: JsValue) -> crate::js::settle::Done {
+        crate::js::settle::Done(match self.start_event(&event) {
+            Ok(pending) => call::settle(pending),
+            Err(e) => crate::js::settle::Settling::ready(Err(e)),
+        })
     }
 
     fn field(&self, name: &str) -> JsValue {

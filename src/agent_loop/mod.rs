@@ -19,6 +19,7 @@ use wasm_bindgen::prelude::*;
 use crate::js::call::{self, optional_fn};
 use crate::js::errors::{self, msg};
 use crate::js::glue;
+use crate::js::settle::{settle_from, Done, Settling};
 use crate::js::view;
 
 pub use run::run_loop;
@@ -86,20 +87,17 @@ impl Sink {
         }
     }
 
-    /// Delivers `event` and waits until every listener has settled.
-    pub async fn emit(&self, event: JsValue) -> Result<(), JsValue> {
-        match self {
+    /// Delivers `event` now and waits until every listener has settled;
+    /// await it at once.
+    pub fn emit(&self, event: JsValue) -> Done {
+        Done(match self {
             // Delivery and the check for a promise in one call.
-            Sink::Agent(core) => {
-                crate::js::settle::settle_from(|slot| core.start_event_watch(&event, slot))
-                    .await
-                    .map(|_| ())
-            }
-            _ => {
-                let rest = self.start(&event)?;
-                call::settle(rest).await.map(|_| ())
-            }
-        }
+            Sink::Agent(core) => settle_from(|slot| core.start_event_watch(&event, slot)),
+            _ => match self.start(&event) {
+                Ok(rest) => call::settle(rest),
+                Err(e) => Settling::ready(Err(e)),
+            },
+        })
     }
 }
 
@@ -231,8 +229,8 @@ impl Run {
         })
     }
 
-    pub async fn emit(&self, event: JsValue) -> Result<(), JsValue> {
-        self.sink.emit(event).await
+    pub fn emit(&self, event: JsValue) -> Done {
+        self.sink.emit(event)
     }
 
     pub fn aborted(&self) -> bool {
