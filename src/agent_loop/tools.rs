@@ -20,6 +20,7 @@ use super::{is_aborted, Run};
 use crate::js::call;
 use crate::js::errors::{self, msg};
 use crate::js::glue;
+use crate::js::settle::Done;
 use crate::js::validate;
 use crate::js::view::{self, view};
 
@@ -284,13 +285,18 @@ async fn finalize(
     Ok((finalized, executed.update_error))
 }
 
-async fn emit_end(run: &Run, f: &Finalized) -> Result<(), JsValue> {
-    let event = glue::ev_tool_end_of(&f.tool_call, &f.result, &f.is_error, f.duration_ms)?;
-    run.emit(event).await
+fn emit_end(run: &Run, f: &Finalized) -> Done {
+    match glue::ev_tool_end_of(&f.tool_call, &f.result, &f.is_error, f.duration_ms) {
+        Ok(event) => run.emit(event),
+        Err(e) => Done::failed(e),
+    }
 }
 
-async fn emit_start(run: &Run, tool_call: &JsValue) -> Result<(), JsValue> {
-    run.emit(glue::ev_tool_start_of(tool_call)?).await
+fn emit_start(run: &Run, tool_call: &JsValue) -> Done {
+    match glue::ev_tool_start_of(tool_call) {
+        Ok(event) => run.emit(event),
+        Err(e) => Done::failed(e),
+    }
 }
 
 /// Emits every call's tool-result message, in order. A message whose delivery

@@ -217,6 +217,12 @@ impl Drop for Settling {
 /// A [`Settling`] whose value is not wanted, only whether it failed.
 pub struct Done(pub Settling);
 
+impl Done {
+    pub fn failed(error: JsValue) -> Done {
+        Done(Settling::ready(Err(error)))
+    }
+}
+
 impl Future for Done {
     type Output = Result<(), JsValue>;
 
