@@ -272,7 +272,7 @@ pub fn is_aborted(signal: &JsValue) -> bool {
 
 /// `context.messages` as an array, or a `TypeError` saying what is wrong.
 pub fn messages_of(context: &JsValue) -> Result<Array, JsValue> {
-    let messages = view::get(context, |c| c.messages())?;
+    let messages = view::field(context, |c| c.messages())?;
     if Array::is_array(&messages) {
         Ok(messages.unchecked_into())
     } else {
@@ -288,7 +288,7 @@ pub fn check_continue(context: &JsValue) -> Result<(), JsValue> {
         return Err(errors::error(msg::CONTINUE_NO_MESSAGES));
     }
     let last = messages.get(len - 1);
-    if view::is_str(&view::get(&last, |m| m.role())?, "assistant") {
+    if view::is_str(&view::field(&last, |m| m.role())?, "assistant") {
         return Err(errors::error(msg::CONTINUE_FROM_ASSISTANT));
     }
     Ok(())
@@ -368,7 +368,7 @@ fn resolve_stream_fn(stream_fn: JsValue) -> Result<Function, JsValue> {
 /// emits for a failed run, instead of leaving its consumers waiting forever
 /// (the reference never ends the stream; see the README's deviations).
 pub fn fail_stream(stream: &JsValue, config: &JsValue, error: &JsValue, aborted: bool) {
-    let model = view::get(config, |c| c.model()).unwrap_or(JsValue::UNDEFINED);
+    let model = view::field(config, |c| c.model()).unwrap_or(JsValue::UNDEFINED);
     let stream: &EventStreamHandle = stream.unchecked_ref();
     let failure = failure_message(&model, error, aborted)
         .or_else(|e| failure_message(&JsValue::UNDEFINED, &e, aborted))

@@ -39,7 +39,7 @@ fn apply_update(run: &Run, update: &JsValue) -> Result<(), JsValue> {
 
 /// `config.reasoning ?? "off"`.
 pub fn thinking_level(config: &JsValue) -> Result<JsValue, JsValue> {
-    let level = view::get(config, |c| c.reasoning())?;
+    let level = view::field(config, |c| c.reasoning())?;
     Ok(if level.is_undefined() || level.is_null() {
         JsValue::from_str("off")
     } else {
@@ -111,7 +111,7 @@ pub async fn run_loop(
             let message = response.await?;
             run.new_messages.push(&message);
 
-            let stop = view::get(&message, |m| m.stop_reason())?;
+            let stop = view::field(&message, |m| m.stop_reason())?;
             if view::is_str(&stop, "error") || view::is_str(&stop, "aborted") {
                 let turn =
                     glue::turn_context(&message, &Array::new(), &run.context(), &run.new_messages);
@@ -149,7 +149,7 @@ pub async fn run_loop(
             last_turn = Some(turn);
             run.emit(glue::ev_turn_end(&message, &tool_results)).await?;
 
-            let action = view::get(&decision, |d| d.action())?;
+            let action = view::field(&decision, |d| d.action())?;
             if view::is_str(&action, "end") {
                 run.emit(glue::ev_agent_end(&run.new_messages)).await?;
                 return Ok(());

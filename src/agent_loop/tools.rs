@@ -105,7 +105,7 @@ async fn prepare_tool_call(
     if is_aborted(signal) {
         return Ok(Preparation::Immediate(error_result(msg::OPERATION_ABORTED)));
     }
-    let name = view::get(tool_call, |c| c.name())?;
+    let name = view::field(tool_call, |c| c.name())?;
     let Some(tool) = find_tool(tools, &name)? else {
         let mut text = String::from("Tool ");
         text.push_str(&js_string(&name)?);
@@ -339,7 +339,7 @@ fn terminates(all: &[Finalized]) -> Result<bool, JsValue> {
         return Ok(false);
     }
     for f in all {
-        if view::get(&f.result, |r| r.terminate())? != JsValue::TRUE {
+        if view::field(&f.result, |r| r.terminate())? != JsValue::TRUE {
             return Ok(false);
         }
     }
@@ -378,7 +378,7 @@ pub async fn execute_tool_calls(
     tool_calls: &Array,
 ) -> Result<Batch, JsValue> {
     let context = run.context();
-    let tools = view::get(&context, |c| c.tools())?;
+    let tools = view::field(&context, |c| c.tools())?;
     let config = run.config();
     let hooks = ToolHooks {
         this: &config,
