@@ -135,9 +135,11 @@ impl Core {
     }
 
     /// The Agent's event sink: reduce, then await listeners in order.
-    pub async fn process_event(&self, event: JsValue) -> Result<(), JsValue> {
-        let pending = self.start_event(&event)?;
-        call::settle(pending).await.map(|_| ())
+    pub fn process_event(&self, event: JsValue) -> crate::js::settle::Done {
+        crate::js::settle::Done(match self.start_event(&event) {
+            Ok(pending) => call::settle(pending),
+            Err(e) => crate::js::settle::Settling::ready(Err(e)),
+        })
     }
 
     fn field(&self, name: &str) -> JsValue {
@@ -556,7 +558,7 @@ fn install_closures(core: &Rc<Core>) {
     let w = weak;
     let next_turn = Closure::<dyn FnMut(JsValue) -> Promise>::new(move |context: JsValue| {
         let core = w.upgrade();
-        wasm_bindgen_futures::future_to_promise(async move {
+        crate::js::spawn::promise(Box::pin(async move {
             let Some(core) = core else {
                 return Ok(JsValue::UNDEFINED);
             };
@@ -570,7 +572,7 @@ fn install_closures(core: &Rc<Core>) {
                 return call::call(f, &core.fields, &[&signal]).await;
             }
             Ok(JsValue::UNDEFINED)
-        })
+        }))
     });
     *core.poll_steering.borrow_mut() = Some(steering);
     *core.poll_follow_up.borrow_mut() = Some(follow_up);
@@ -632,7 +634,7 @@ fn run_with_lifecycle(core: Rc<Core>, kind: RunKind) -> Promise {
     // The context and config are taken now, as the reference does inside
     // `prompt()`, not when the run's first step is polled.
     let prepared = prepare_run(&core, kind);
-    wasm_bindgen_futures::future_to_promise(async move {
+    crate::js::spawn::promise(Box::pin(async move {
         let outcome = match prepared {
             Ok(p) => execute(&core, p, signal.clone()).await,
             Err(e) => Err(e),
@@ -646,7 +648,7 @@ fn run_with_lifecycle(core: Rc<Core>, kind: RunKind) -> Promise {
         };
         finish_run(&core);
         result.map(|_| JsValue::UNDEFINED)
-    })
+    }))
 }
 
 struct PreparedRun {

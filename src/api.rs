@@ -2,11 +2,11 @@
 
 use js_sys::{Array, Function, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::{future_to_promise, spawn_local};
 
 use crate::agent_loop::{self, tools, EventStreamHandle, Sink};
 use crate::js::call::optional_fn;
 use crate::js::glue;
+use crate::js::spawn::{promise, spawn, BoxFuture};
 use crate::js::view;
 
 /// Runs `run` for an `agentLoop` stream: ends the stream with the new messages,
@@ -15,16 +15,16 @@ fn drive_stream(
     stream: JsValue,
     config: JsValue,
     signal: JsValue,
-    run: impl std::future::Future<Output = Result<Array, JsValue>> + 'static,
+    run: BoxFuture<'static, Result<Array, JsValue>>,
 ) {
-    spawn_local(async move {
+    spawn(Box::pin(async move {
         match run.await {
             Ok(messages) => stream.unchecked_ref::<EventStreamHandle>().end(&messages),
             Err(error) => {
                 agent_loop::fail_stream(&stream, &config, &error, agent_loop::is_aborted(&signal))
             }
         }
-    });
+    }));
 }
 
 /// Starts a run with `prompts` and returns its event stream at once. Iterate it
@@ -50,7 +50,7 @@ pub fn agent_loop(
         stream_fn,
         Default::default(),
     );
-    drive_stream(stream.clone(), config, signal, run);
+    drive_stream(stream.clone(), config, signal, Box::pin(run));
     stream
 }
 
@@ -77,7 +77,7 @@ pub fn agent_loop_continue(
         false,
         Default::default(),
     );
-    drive_stream(stream.clone(), config, signal, run);
+    drive_stream(stream.clone(), config, signal, Box::pin(run));
     Ok(stream)
 }
 
@@ -101,7 +101,7 @@ pub fn run_agent_loop(
     #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")]
     stream_fn: JsValue,
 ) -> Promise {
-    future_to_promise(async move {
+    promise(Box::pin(async move {
         let sink = emit_sink(emit)?;
         agent_loop::run_agent_loop(
             prompts,
@@ -114,7 +114,7 @@ pub fn run_agent_loop(
         )
         .await
         .map(JsValue::from)
-    })
+    }))
 }
 
 /// Continues `context` in place (new messages are appended to
@@ -128,7 +128,7 @@ pub fn run_agent_loop_continue(
     #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")]
     stream_fn: JsValue,
 ) -> Promise {
-    future_to_promise(async move {
+    promise(Box::pin(async move {
         let sink = emit_sink(emit)?;
         agent_loop::run_agent_loop_continue(
             context,
@@ -141,7 +141,7 @@ pub fn run_agent_loop_continue(
         )
         .await
         .map(JsValue::from)
-    })
+    }))
 }
 
 /// Sets (or, with `undefined`, clears) the stream function used when none is given.
@@ -195,7 +195,7 @@ pub fn run_tool_call(
     #[wasm_bindgen(unchecked_param_type = "RunToolCallOptions")] options: JsValue,
 ) -> Promise {
     crate::panic::install();
-    future_to_promise(async move {
+    promise(Box::pin(async move {
         if !view::is_object(&options) {
             return Err(crate::js::errors::type_error(
                 "runToolCall(toolCall, options): options must be an object",
@@ -226,5 +226,5 @@ pub fn run_tool_call(
             &f.is_error,
             f.duration_ms,
         ))
-    })
+    }))
 }

@@ -55,28 +55,22 @@ pub fn tool_changes(
     previous: &[(&str, &str)],
     current: &[(&str, &str)],
 ) -> (Vec<usize>, Vec<usize>) {
-    let lookup = |list: &[(&str, &str)], name: &str| -> Option<usize> {
-        list.iter().rposition(|(n, _)| *n == name)
-    };
-    let added = current
-        .iter()
+    (changed(current, previous), changed(previous, current))
+}
+
+/// The indices of `list` whose name is missing from `other` (last entry of a
+/// name wins there) or maps to a different declaration.
+fn changed(list: &[(&str, &str)], other: &[(&str, &str)]) -> Vec<usize> {
+    list.iter()
         .enumerate()
-        .filter(|(_, (name, json))| match lookup(previous, name) {
-            None => true,
-            Some(i) => previous.get(i).map(|p| p.1) != Some(*json),
-        })
+        .filter(
+            |(_, (name, json))| match other.iter().rposition(|(n, _)| n == name) {
+                None => true,
+                Some(i) => other.get(i).map(|o| o.1) != Some(*json),
+            },
+        )
         .map(|(i, _)| i)
-        .collect();
-    let removed = previous
-        .iter()
-        .enumerate()
-        .filter(|(_, (name, json))| match lookup(current, name) {
-            None => true,
-            Some(i) => current.get(i).map(|c| c.1) != Some(*json),
-        })
-        .map(|(i, _)| i)
-        .collect();
-    (added, removed)
+        .collect()
 }
 
 #[cfg(test)]

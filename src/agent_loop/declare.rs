@@ -11,7 +11,7 @@ use crate::js::view::{self, view};
 use crate::transcript::{tool_changes, ToolSet};
 
 fn is_system(message: &JsValue) -> Result<bool, JsValue> {
-    Ok(view::is_str(&view::get(message, |m| m.role())?, "system"))
+    Ok(view::is_str(&view::field(message, |m| m.role())?, "system"))
 }
 
 fn non_empty(list: &JsValue) -> bool {
@@ -21,27 +21,8 @@ fn non_empty(list: &JsValue) -> bool {
 /// Replays `toolsRemoved`/`toolsAdded` of every system message in order.
 fn replay(set: &mut ToolSet<JsValue>, messages: &Array) -> Result<(), JsValue> {
     for message in messages.iter() {
-        if !is_system(&message)? {
-            continue;
-        }
-        let removed = view(&message).tools_removed()?;
-        if view::is_object(&removed) {
-            for tool in glue::to_array(&removed)?.iter() {
-                set.remove(
-                    &view::get(&tool, |t| t.name())?
-                        .as_string()
-                        .unwrap_or_default(),
-                );
-            }
-        }
-        let added = view(&message).tools_added()?;
-        if view::is_object(&added) {
-            for tool in glue::to_array(&added)?.iter() {
-                let name = view::get(&tool, |t| t.name())?
-                    .as_string()
-                    .unwrap_or_default();
-                set.set(name, tool);
-            }
+        if is_system(&message)? {
+            apply(set, &message)?;
         }
     }
     Ok(())
@@ -124,7 +105,7 @@ fn apply(set: &mut ToolSet<JsValue>, message: &JsValue) -> Result<(), JsValue> {
     if view::is_object(&removed) {
         for tool in glue::to_array(&removed)?.iter() {
             set.remove(
-                &view::get(&tool, |t| t.name())?
+                &view::field(&tool, |t| t.name())?
                     .as_string()
                     .unwrap_or_default(),
             );
@@ -133,7 +114,7 @@ fn apply(set: &mut ToolSet<JsValue>, message: &JsValue) -> Result<(), JsValue> {
     let added = view(message).tools_added()?;
     if view::is_object(&added) {
         for tool in glue::to_array(&added)?.iter() {
-            let name = view::get(&tool, |t| t.name())?
+            let name = view::field(&tool, |t| t.name())?
                 .as_string()
                 .unwrap_or_default();
             set.set(name, tool);
@@ -150,7 +131,7 @@ fn declarations(
     let mut out = Vec::new();
     for tool in tools {
         let json = tool_declaration_json(&tool)?;
-        let name = view::get(&tool, |t| t.name())?
+        let name = view::field(&tool, |t| t.name())?
             .as_string()
             .unwrap_or_default();
         out.push((name, tool, json));
@@ -183,7 +164,7 @@ pub fn declare_tool_changes(
     };
 
     let messages = super::messages_of(context)?;
-    let tools = view::get(context, |c| c.tools())?;
+    let tools = view::field(context, |c| c.tools())?;
     // Nothing pending can declare tools and neither the transcript's tools nor
     // the runtime tools changed since a request that declared nothing.
     let generation = {

@@ -19,6 +19,7 @@ use wasm_bindgen::prelude::*;
 use crate::js::call::{self, optional_fn};
 use crate::js::errors::{self, msg};
 use crate::js::glue;
+use crate::js::settle::{settle_from, Done, Settling};
 use crate::js::view;
 
 pub use run::run_loop;
@@ -86,20 +87,17 @@ impl Sink {
         }
     }
 
-    /// Delivers `event` and waits until every listener has settled.
-    pub async fn emit(&self, event: JsValue) -> Result<(), JsValue> {
-        match self {
+    /// Delivers `event` now and waits until every listener has settled;
+    /// await it at once.
+    pub fn emit(&self, event: JsValue) -> Done {
+        Done(match self {
             // Delivery and the check for a promise in one call.
-            Sink::Agent(core) => {
-                crate::js::settle::settle_from(|slot| core.start_event_watch(&event, slot))
-                    .await
-                    .map(|_| ())
-            }
-            _ => {
-                let rest = self.start(&event)?;
-                call::settle(rest).await.map(|_| ())
-            }
-        }
+            Sink::Agent(core) => settle_from(|slot| core.start_event_watch(&event, slot)),
+            _ => match self.start(&event) {
+                Ok(rest) => call::settle(rest),
+                Err(e) => Settling::ready(Err(e)),
+            },
+        })
     }
 }
 
@@ -231,8 +229,8 @@ impl Run {
         })
     }
 
-    pub async fn emit(&self, event: JsValue) -> Result<(), JsValue> {
-        self.sink.emit(event).await
+    pub fn emit(&self, event: JsValue) -> Done {
+        self.sink.emit(event)
     }
 
     pub fn aborted(&self) -> bool {
@@ -274,7 +272,7 @@ pub fn is_aborted(signal: &JsValue) -> bool {
 
 /// `context.messages` as an array, or a `TypeError` saying what is wrong.
 pub fn messages_of(context: &JsValue) -> Result<Array, JsValue> {
-    let messages = view::get(context, |c| c.messages())?;
+    let messages = view::field(context, |c| c.messages())?;
     if Array::is_array(&messages) {
         Ok(messages.unchecked_into())
     } else {
@@ -290,7 +288,7 @@ pub fn check_continue(context: &JsValue) -> Result<(), JsValue> {
         return Err(errors::error(msg::CONTINUE_NO_MESSAGES));
     }
     let last = messages.get(len - 1);
-    if view::is_str(&view::get(&last, |m| m.role())?, "assistant") {
+    if view::is_str(&view::field(&last, |m| m.role())?, "assistant") {
         return Err(errors::error(msg::CONTINUE_FROM_ASSISTANT));
     }
     Ok(())
@@ -370,7 +368,7 @@ fn resolve_stream_fn(stream_fn: JsValue) -> Result<Function, JsValue> {
 /// emits for a failed run, instead of leaving its consumers waiting forever
 /// (the reference never ends the stream; see the README's deviations).
 pub fn fail_stream(stream: &JsValue, config: &JsValue, error: &JsValue, aborted: bool) {
-    let model = view::get(config, |c| c.model()).unwrap_or(JsValue::UNDEFINED);
+    let model = view::field(config, |c| c.model()).unwrap_or(JsValue::UNDEFINED);
     let stream: &EventStreamHandle = stream.unchecked_ref();
     let failure = failure_message(&model, error, aborted)
         .or_else(|e| failure_message(&JsValue::UNDEFINED, &e, aborted))

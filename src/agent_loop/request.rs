@@ -61,7 +61,7 @@ pub async fn stream_assistant_response(
     let model = view(&config).model()?;
     let mut api_key = match &hooks.get_api_key {
         Some(f) => {
-            let provider = view::get(&model, |m| m.provider())?;
+            let provider = view::field(&model, |m| m.provider())?;
             call::call(f, &config, &[&provider]).await?
         }
         None => JsValue::UNDEFINED,

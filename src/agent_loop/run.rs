@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 use super::{declare, request, tools, Run};
 use crate::js::call;
 use crate::js::glue;
+use crate::js::spawn::BoxFuture;
 use crate::js::view::{self, view};
 
 /// What a hook's `{ context?, model?, thinkingLevel? }` update changes.
@@ -38,7 +39,7 @@ fn apply_update(run: &Run, update: &JsValue) -> Result<(), JsValue> {
 
 /// `config.reasoning ?? "off"`.
 pub fn thinking_level(config: &JsValue) -> Result<JsValue, JsValue> {
-    let level = view::get(config, |c| c.reasoning())?;
+    let level = view::field(config, |c| c.reasoning())?;
     Ok(if level.is_undefined() || level.is_null() {
         JsValue::from_str("off")
     } else {
@@ -103,10 +104,14 @@ pub async fn run_loop(
                 }
             }
 
-            let message = request::stream_assistant_response(run, stream_fn).await?;
+            // Boxed, as are the tool batches below: the turn's state machine
+            // then holds a pointer instead of inlining theirs (smaller wasm).
+            let response: BoxFuture<'_, _> =
+                Box::pin(request::stream_assistant_response(run, stream_fn));
+            let message = response.await?;
             run.new_messages.push(&message);
 
-            let stop = view::get(&message, |m| m.stop_reason())?;
+            let stop = view::field(&message, |m| m.stop_reason())?;
             if view::is_str(&stop, "error") || view::is_str(&stop, "aborted") {
                 let turn =
                     glue::turn_context(&message, &Array::new(), &run.context(), &run.new_messages);
@@ -122,11 +127,12 @@ pub async fn run_loop(
             let mut tool_results = Array::new();
             more_tool_calls = false;
             if tool_calls.length() > 0 {
-                let batch = if view::is_str(&stop, "length") {
-                    tools::fail_truncated(run, &tool_calls).await?
+                let batch: BoxFuture<'_, _> = if view::is_str(&stop, "length") {
+                    Box::pin(tools::fail_truncated(run, &tool_calls))
                 } else {
-                    tools::execute_tool_calls(run, &message, &tool_calls).await?
+                    Box::pin(tools::execute_tool_calls(run, &message, &tool_calls))
                 };
+                let batch = batch.await?;
                 more_tool_calls = !batch.terminate;
                 // The batch's array is new and used nowhere else.
                 tool_results = batch.messages;
@@ -143,7 +149,7 @@ pub async fn run_loop(
             last_turn = Some(turn);
             run.emit(glue::ev_turn_end(&message, &tool_results)).await?;
 
-            let action = view::get(&decision, |d| d.action())?;
+            let action = view::field(&decision, |d| d.action())?;
             if view::is_str(&action, "end") {
                 run.emit(glue::ev_agent_end(&run.new_messages)).await?;
                 return Ok(());

@@ -20,6 +20,7 @@ use super::{is_aborted, Run};
 use crate::js::call;
 use crate::js::errors::{self, msg};
 use crate::js::glue;
+use crate::js::settle::Done;
 use crate::js::validate;
 use crate::js::view::{self, view};
 
@@ -104,7 +105,7 @@ async fn prepare_tool_call(
     if is_aborted(signal) {
         return Ok(Preparation::Immediate(error_result(msg::OPERATION_ABORTED)));
     }
-    let name = view::get(tool_call, |c| c.name())?;
+    let name = view::field(tool_call, |c| c.name())?;
     let Some(tool) = find_tool(tools, &name)? else {
         let mut text = String::from("Tool ");
         text.push_str(&js_string(&name)?);
@@ -284,13 +285,18 @@ async fn finalize(
     Ok((finalized, executed.update_error))
 }
 
-async fn emit_end(run: &Run, f: &Finalized) -> Result<(), JsValue> {
-    let event = glue::ev_tool_end_of(&f.tool_call, &f.result, &f.is_error, f.duration_ms)?;
-    run.emit(event).await
+fn emit_end(run: &Run, f: &Finalized) -> Done {
+    match glue::ev_tool_end_of(&f.tool_call, &f.result, &f.is_error, f.duration_ms) {
+        Ok(event) => run.emit(event),
+        Err(e) => Done::failed(e),
+    }
 }
 
-async fn emit_start(run: &Run, tool_call: &JsValue) -> Result<(), JsValue> {
-    run.emit(glue::ev_tool_start_of(tool_call)?).await
+fn emit_start(run: &Run, tool_call: &JsValue) -> Done {
+    match glue::ev_tool_start_of(tool_call) {
+        Ok(event) => run.emit(event),
+        Err(e) => Done::failed(e),
+    }
 }
 
 /// Emits every call's tool-result message, in order. A message whose delivery
@@ -333,7 +339,7 @@ fn terminates(all: &[Finalized]) -> Result<bool, JsValue> {
         return Ok(false);
     }
     for f in all {
-        if view::get(&f.result, |r| r.terminate())? != JsValue::TRUE {
+        if view::field(&f.result, |r| r.terminate())? != JsValue::TRUE {
             return Ok(false);
         }
     }
@@ -372,7 +378,7 @@ pub async fn execute_tool_calls(
     tool_calls: &Array,
 ) -> Result<Batch, JsValue> {
     let context = run.context();
-    let tools = view::get(&context, |c| c.tools())?;
+    let tools = view::field(&context, |c| c.tools())?;
     let config = run.config();
     let hooks = ToolHooks {
         this: &config,

@@ -4,17 +4,23 @@
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
+use super::settle::Settling;
+
 /// Awaits `value` if it is a thenable; returns it as is otherwise.
 ///
 /// The reference `await`s every hook result; skipping the microtask for plain
 /// values keeps per-event cost down and does not change the order of events.
-pub async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
-    super::settle::settle(value).await
+pub fn settle(value: JsValue) -> Settling {
+    super::settle::settle(value)
 }
 
-/// Calls `f` with `this` and up to three arguments, then settles the result.
-pub async fn call(f: &Function, this: &JsValue, args: &[&JsValue]) -> Result<JsValue, JsValue> {
-    settle(call_sync(f, this, args)?).await
+/// Calls `f` with `this` and up to three arguments (now), then settles the
+/// result; await it at once.
+pub fn call(f: &Function, this: &JsValue, args: &[&JsValue]) -> Settling {
+    match call_sync(f, this, args) {
+        Ok(value) => settle(value),
+        Err(e) => Settling::ready(Err(e)),
+    }
 }
 
 /// Calls `f` without awaiting its result.

@@ -11,5 +11,6 @@ pub mod convert;
 pub mod errors;
 pub mod glue;
 pub mod settle;
+pub mod spawn;
 pub mod validate;
 pub mod view;

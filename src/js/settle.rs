@@ -98,47 +98,75 @@ fn install() {
 
 /// Awaits `value` if it is a thenable (through `Promise.resolve`, like
 /// `await`); returns it as is otherwise. Reading `then` may throw: `Err`.
-pub async fn settle(value: JsValue) -> Result<JsValue, JsValue> {
-    let mut watched = false;
-    let out = settle_from(|slot| {
-        watched = watch_settle(&value, slot)?;
-        Ok(watched)
-    })
-    .await?;
-    Ok(if watched { out } else { value })
+///
+/// The JS side runs now, not at the first poll: every caller awaits the
+/// result at once, so nothing can tell. Plain functions returning one future
+/// type, instead of `async fn`s, keep a single copy of the polling code and
+/// no state machine per caller (smaller wasm).
+pub fn settle(value: JsValue) -> Settling {
+    let id = begin();
+    let outcome = watch_settle(&value, id);
+    finish(id, outcome, value)
 }
 
 /// Like [`settle`] for a value produced by `start(slot)`, which calls JS once
 /// to both produce it and watch it (`watchSettle`), returning whether there is
 /// anything to await; `undefined` when there is not.
-pub async fn settle_from(
-    start: impl FnOnce(u32) -> Result<bool, JsValue>,
-) -> Result<JsValue, JsValue> {
+pub fn settle_from(start: impl FnOnce(u32) -> Result<bool, JsValue>) -> Settling {
+    let id = begin();
+    let outcome = start(id);
+    finish(id, outcome, JsValue::UNDEFINED)
+}
+
+fn begin() -> u32 {
     install();
-    let id = SLOTS.with(|s| s.borrow_mut().alloc());
-    match start(id) {
-        Ok(true) => Settled { id, done: false }.await,
+    SLOTS.with(|s| s.borrow_mut().alloc())
+}
+
+fn finish(id: u32, watched: Result<bool, JsValue>, otherwise: JsValue) -> Settling {
+    match watched {
+        Ok(true) => Settling { id, ready: None },
         Ok(false) => {
             SLOTS.with(|s| s.borrow_mut().release(id));
-            Ok(JsValue::UNDEFINED)
+            Settling::ready(Ok(otherwise))
         }
         Err(e) => {
             SLOTS.with(|s| s.borrow_mut().release(id));
-            Err(e)
+            Settling::ready(Err(e))
         }
     }
 }
 
-struct Settled {
+/// No slot: the outcome is `ready`, or was already taken.
+const NO_SLOT: u32 = u32::MAX;
+
+/// A value being settled: either known already or waiting in a slot.
+pub struct Settling {
     id: u32,
-    done: bool,
+    ready: Option<Result<JsValue, JsValue>>,
 }
 
-impl Future for Settled {
+impl Settling {
+    pub fn ready(outcome: Result<JsValue, JsValue>) -> Settling {
+        Settling {
+            id: NO_SLOT,
+            ready: Some(outcome),
+        }
+    }
+}
+
+impl Future for Settling {
     type Output = Result<JsValue, JsValue>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Some(outcome) = self.ready.take() {
+            return Poll::Ready(outcome);
+        }
         let id = self.id;
+        if id == NO_SLOT {
+            // Polled again after completing; a settled-nothing reads as `undefined`.
+            return Poll::Ready(Ok(JsValue::UNDEFINED));
+        }
         let ready = SLOTS.with(|s| {
             let mut s = s.borrow_mut();
             match s.slots.get_mut(id as usize) {
@@ -161,7 +189,7 @@ impl Future for Settled {
         });
         match ready {
             Some(outcome) => {
-                self.done = true;
+                self.id = NO_SLOT;
                 Poll::Ready(outcome)
             }
             None => Poll::Pending,
@@ -169,12 +197,12 @@ impl Future for Settled {
     }
 }
 
-impl Drop for Settled {
+impl Drop for Settling {
     fn drop(&mut self) {
-        if self.done {
+        let id = self.id;
+        if id == NO_SLOT {
             return;
         }
-        let id = self.id;
         SLOTS.with(|s| {
             let mut s = s.borrow_mut();
             match s.slots.get_mut(id as usize) {
@@ -183,5 +211,22 @@ impl Drop for Settled {
                 _ => {}
             }
         });
+    }
+}
+
+/// A [`Settling`] whose value is not wanted, only whether it failed.
+pub struct Done(pub Settling);
+
+impl Done {
+    pub fn failed(error: JsValue) -> Done {
+        Done(Settling::ready(Err(error)))
+    }
+}
+
+impl Future for Done {
+    type Output = Result<(), JsValue>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.0).poll(cx).map(|r| r.map(|_| ()))
     }
 }

@@ -109,7 +109,7 @@ fn validator(schema: &JsValue) -> Result<Function, JsValue> {
 
 /// Returns the validated (coerced, cloned) arguments, or throws the reference's error.
 pub fn validate_tool_arguments(tool: &JsValue, tool_call: &JsValue) -> Result<JsValue, JsValue> {
-    let name = || js_string(&view::get(tool, |t| t.name())?);
+    let name = || js_string(&view::field(tool, |t| t.name())?);
     let arguments_error = view(tool_call).arguments_error()?;
     if arguments_error.is_truthy() {
         let mut text = String::from("Invalid arguments for tool \"");

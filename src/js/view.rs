@@ -149,6 +149,20 @@ pub fn get(
     }
 }
 
+/// [`get`] for a plain getter: `read` is a function pointer, not a generic
+/// closure, so there is one copy of this function instead of one per field
+/// read (smaller wasm).
+pub fn field(
+    value: &JsValue,
+    read: fn(&View) -> Result<JsValue, JsValue>,
+) -> Result<JsValue, JsValue> {
+    if is_nullish(value) {
+        Ok(JsValue::UNDEFINED)
+    } else {
+        read(view(value))
+    }
+}
+
 /// JS truthiness.
 pub fn truthy(value: &JsValue) -> bool {
     value.is_truthy()
