@@ -9,7 +9,6 @@
 
 use js_sys::{Array, JsString, Object, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::spawn_local;
 
 use crate::agent_loop::EventStreamHandle;
 use crate::js::errors;
@@ -118,13 +117,16 @@ pub fn stream_proxy(
             Some(e),
         ),
     };
-    let (signal, early) =
-        match view::get(&options, |_| options.unchecked_ref::<ProxyView>().signal()) {
-            Ok(signal) => (signal, early),
-            Err(e) => (JsValue::UNDEFINED, early.or(Some(e))),
-        };
+    let (signal, early) = match if view::is_nullish(&options) {
+        Ok(JsValue::UNDEFINED)
+    } else {
+        options.unchecked_ref::<ProxyView>().signal()
+    } {
+        Ok(signal) => (signal, early),
+        Err(e) => (JsValue::UNDEFINED, early.or(Some(e))),
+    };
     let s = stream.clone();
-    spawn_local(async move {
+    crate::js::spawn::spawn(Box::pin(async move {
         let handle: &EventStreamHandle = s.unchecked_ref();
         let mut state = ProxyState::default();
         let outcome = match early {
@@ -158,7 +160,7 @@ pub fn stream_proxy(
             }
         }
         handle.end(&JsValue::UNDEFINED);
-    });
+    }));
     stream
 }
 

@@ -137,21 +137,9 @@ pub fn type_tag(value: &JsValue) -> TypeTag {
     }
 }
 
-/// `value?.field`: `undefined` for null/undefined; a throwing getter is an `Err`.
-pub fn get(
-    value: &JsValue,
-    read: impl FnOnce(&View) -> Result<JsValue, JsValue>,
-) -> Result<JsValue, JsValue> {
-    if is_nullish(value) {
-        Ok(JsValue::UNDEFINED)
-    } else {
-        read(view(value))
-    }
-}
-
-/// [`get`] for a plain getter: `read` is a function pointer, not a generic
-/// closure, so there is one copy of this function instead of one per field
-/// read (smaller wasm).
+/// `value?.field`: `undefined` for null/undefined; a throwing getter is an
+/// `Err`. `read` is a function pointer, not a generic closure, so there is one
+/// copy of this function instead of one per field read (smaller wasm).
 pub fn field(
     value: &JsValue,
     read: fn(&View) -> Result<JsValue, JsValue>,
