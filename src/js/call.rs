@@ -4,15 +4,11 @@
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 
+/// Awaits a value if it is a thenable. The reference `await`s every hook
+/// result; skipping the microtask for plain values keeps per-event cost down
+/// and does not change the order of events.
+pub use super::settle::settle;
 use super::settle::Settling;
-
-/// Awaits `value` if it is a thenable; returns it as is otherwise.
-///
-/// The reference `await`s every hook result; skipping the microtask for plain
-/// values keeps per-event cost down and does not change the order of events.
-pub fn settle(value: JsValue) -> Settling {
-    super::settle::settle(value)
-}
 
 /// Calls `f` with `this` and up to three arguments (now), then settles the
 /// result; await it at once.

@@ -157,7 +157,7 @@ export function watchSettle(value, slot) {
 }
 
 export function isThenable(value) {
-  return value !== null && (typeof value === "object" || typeof value === "function") && typeof value.then === "function";
+  return isObjectLike(value) && typeof value.then === "function";
 }
 
 // ---- values -------------------------------------------------------------------

@@ -16,8 +16,6 @@ extern "C" {
     pub fn next_result(iterator: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = isAborted)]
     pub fn is_aborted(signal: &JsValue) -> bool;
-    #[wasm_bindgen(js_name = isThenable, catch)]
-    pub fn is_thenable(value: &JsValue) -> Result<bool, JsValue>;
 
     #[wasm_bindgen(js_name = errText, catch)]
     pub fn err_text(error: &JsValue) -> Result<JsValue, JsValue>;
@@ -41,8 +39,6 @@ extern "C" {
     pub fn ev_message_end(message: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = evMessageUpdate, catch)]
     pub fn ev_message_update(partial: &JsValue, event: &JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = evToolStart)]
-    pub fn ev_tool_start(id: &JsValue, name: &JsValue, args: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = evToolStartOf, catch)]
     pub fn ev_tool_start_of(tool_call: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = evToolEndOf, catch)]
