@@ -6,7 +6,7 @@
 //! queues and the run, and never holds a borrow across an await or a call into
 //! JS, because listeners, hooks and tools may call back into the agent.
 
-use js_sys::{Array, Function, Object, Promise};
+use js_sys::{Array, Function, Promise};
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 use wasm_bindgen::closure::Closure;
@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::AbortController;
 
 use crate::agent_loop::{self, Carry, Sink};
-use crate::js::call::{self, optional_fn};
+use crate::js::call;
 use crate::js::errors::{self, msg};
 use crate::js::glue;
 use crate::js::view;
@@ -24,8 +24,8 @@ use crate::queue::{PendingQueue, QueueMode};
 extern "C" {
     #[wasm_bindgen(js_name = getEmptyUsage)]
     fn get_empty_usage() -> JsValue;
-    #[wasm_bindgen(js_name = createAgentState, catch)]
-    fn create_agent_state(initial: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = agentInit, catch)]
+    fn agent_init(options: &JsValue, fallback: &JsValue) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_name = resetState, catch)]
     fn reset_state(state: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = startRunState)]
@@ -214,46 +214,12 @@ fields! {
     identity / set_identity => "identity" : "AgentOptions[\"identity\"]",
 }
 
-const HOOK_OPTIONS: &[&str] = &[
-    "convertToLlm",
-    "transformContext",
-    "getApiKey",
-    "onPayload",
-    "onResponse",
-    "onProviderStreamEvent",
-    "beforeToolCall",
-    "afterToolCall",
-    "finishTurn",
-    "prepareRequest",
-    "prepareNextTurn",
-    "prepareNextTurnWithContext",
-];
-
-const PLAIN_OPTIONS: &[&str] = &[
-    "sessionId",
-    "thinkingBudgets",
-    "maxRetryDelayMs",
-    "identity",
-];
-
 fn get(object: &JsValue, key: &str) -> JsValue {
     if view::is_object(object) {
         js_sys::Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
     } else {
         JsValue::UNDEFINED
     }
-}
-
-fn set(object: &JsValue, key: &str, value: &JsValue) {
-    let _ = js_sys::Reflect::set(object, &JsValue::from_str(key), value);
-}
-
-fn option_error(option: &str, expected: &str) -> JsValue {
-    let mut text = String::from("AgentOptions.");
-    text.push_str(option);
-    text.push_str(" must be ");
-    text.push_str(expected);
-    errors::type_error(&text)
 }
 
 #[wasm_bindgen]
@@ -265,79 +231,17 @@ impl Agent {
         #[wasm_bindgen(unchecked_optional_param_type = "AgentOptions")] options: JsValue,
     ) -> Result<Agent, JsValue> {
         crate::panic::install();
-        if !(options.is_undefined() || options.is_null() || view::is_object(&options)) {
-            return Err(errors::type_error("AgentOptions must be an object"));
-        }
-        let initial = get(&options, "initialState");
-        if !(initial.is_undefined() || initial.is_null() || view::is_object(&initial)) {
-            return Err(option_error("initialState", "an object"));
-        }
-        for key in ["tools", "messages"] {
-            let v = get(&initial, key);
-            if !(v.is_undefined() || v.is_null() || Array::is_array(&v)) {
-                return Err(option_error(
-                    if key == "tools" {
-                        "initialState.tools"
-                    } else {
-                        "initialState.messages"
-                    },
-                    "an array",
-                ));
-            }
-        }
-        let fields: JsValue = Object::new().into();
-        for key in HOOK_OPTIONS {
-            let value = get(&options, key);
-            if optional_fn(value.clone(), key).is_err() {
-                return Err(option_error(key, "a function"));
-            }
-            set(&fields, key, &value);
-        }
-        if get(&fields, "convertToLlm").is_undefined() || get(&fields, "convertToLlm").is_null() {
-            set(
-                &fields,
-                "convertToLlm",
-                &crate::js::glue::default_convert_to_llm(),
-            );
-        }
-        let stream_fn = get(&options, "streamFn");
-        let stream_fn: JsValue = match optional_fn(stream_fn, "streamFn") {
-            Ok(Some(f)) => f.into(),
-            Ok(None) => agent_loop::default_stream_fn()?.into(),
-            Err(_) => return Err(option_error("streamFn", "a function")),
-        };
-        set(&fields, "streamFunction", &stream_fn);
-        for key in PLAIN_OPTIONS {
-            set(&fields, key, &get(&options, key));
-        }
-        let transport = get(&options, "transport");
-        set(
-            &fields,
-            "transport",
-            &if transport.is_undefined() || transport.is_null() {
-                JsValue::from_str("auto")
-            } else {
-                transport
-            },
-        );
-        let tool_execution = get(&options, "toolExecution");
-        set(
-            &fields,
-            "toolExecution",
-            &if tool_execution.is_undefined() || tool_execution.is_null() {
-                JsValue::from_str("parallel")
-            } else {
-                tool_execution
-            },
-        );
-        let state = create_agent_state(&initial)?;
-        let mode = |key: &str| QueueMode::parse(get(&options, key).as_string().as_deref());
+        // Read and checked in JS (glue.js `agentInit`): the options are a
+        // dozen property reads, cheaper there than as wasm code.
+        let fallback = agent_loop::default_stream_fn().map_or_else(|e| e, JsValue::from);
+        let init = agent_init(&options, &fallback)?;
+        let mode = |i: u32| QueueMode::parse(init.get(i).as_string().as_deref());
         let core = Rc::new(Core {
-            state,
-            fields,
-            listeners: js_sys::Set::new(&JsValue::UNDEFINED).into(),
-            steering: RefCell::new(PendingQueue::new(mode("steeringMode"))),
-            follow_up: RefCell::new(PendingQueue::new(mode("followUpMode"))),
+            fields: init.get(0),
+            state: init.get(1),
+            listeners: init.get(2),
+            steering: RefCell::new(PendingQueue::new(mode(3))),
+            follow_up: RefCell::new(PendingQueue::new(mode(4))),
             active: RefCell::new(None),
             skip_initial_steering: Cell::new(false),
             replay: Default::default(),

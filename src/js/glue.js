@@ -461,6 +461,51 @@ const frame =
  * frameworks compare the fields with the last snapshot, so they also see an
  * app's own assignments; watchers are told of every change the agent makes.
  */
+const HOOK_OPTIONS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse",
+  "onProviderStreamEvent", "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn",
+  "prepareNextTurnWithContext"];
+/** `options[key]` for an object, `undefined` otherwise or when the read throws. */
+function optionOf(options, key) {
+  try {
+    return isObjectLike(options) ? options[key] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const optionError = (option, expected) => new TypeError(`AgentOptions.${option} must be ${expected}`);
+/**
+ * The `Agent` constructor's reading of `options`: `[fields, state, listeners,
+ * steeringMode, followUpMode]`, or a throw naming the bad option. `fallback` is
+ * the default stream function, or the error to throw when there is none.
+ */
+export function agentInit(options, fallback) {
+  if (options != null && !isObjectLike(options)) throw new TypeError("AgentOptions must be an object");
+  const initial = optionOf(options, "initialState");
+  if (initial != null && !isObjectLike(initial)) throw optionError("initialState", "an object");
+  for (const key of ["tools", "messages"]) {
+    const v = optionOf(initial, key);
+    if (v != null && !Array.isArray(v)) throw optionError("initialState." + key, "an array");
+  }
+  const fields = {};
+  for (const key of HOOK_OPTIONS) {
+    const value = optionOf(options, key);
+    if (value != null && typeof value !== "function") throw optionError(key, "a function");
+    fields[key] = value;
+  }
+  fields.convertToLlm ??= defaultConvertToLlm;
+  let streamFn = optionOf(options, "streamFn");
+  if (streamFn == null) {
+    if (typeof fallback !== "function") throw fallback;
+    streamFn = fallback;
+  } else if (typeof streamFn !== "function") throw optionError("streamFn", "a function");
+  fields.streamFunction = streamFn;
+  for (const key of ["sessionId", "thinkingBudgets", "maxRetryDelayMs", "identity"]) fields[key] = optionOf(options, key);
+  fields.transport = optionOf(options, "transport") ?? "auto";
+  fields.toolExecution = optionOf(options, "toolExecution") ?? "parallel";
+  const state = createAgentState(initial);
+  return [fields, state, new Set(), optionOf(options, "steeringMode"), optionOf(options, "followUpMode")];
+}
+
 export function createAgentState(initial) {
   let tools = initial?.tools?.slice() ?? [];
   let messages = initial?.messages?.slice() ?? [];
