@@ -522,11 +522,8 @@ fn run_with_lifecycle(core: Rc<Core>, kind: RunKind) -> Promise {
         Ok(c) => c,
         Err(e) => return Promise::reject(&e),
     };
-    let mut resolve_slot: Option<Function> = None;
-    let promise = Promise::new(&mut |resolve, _reject| resolve_slot = Some(resolve));
-    let Some(resolve) = resolve_slot else {
-        return Promise::reject(&errors::error("Promise executor did not run"));
-    };
+    let parts = crate::js::spawn::deferred();
+    let (promise, resolve) = (parts.get(0).unchecked_into(), parts.get(1).unchecked_into());
     *core.active.borrow_mut() = Some(ActiveRun {
         signal: controller.signal().into(),
         controller: controller.clone(),

@@ -141,6 +141,16 @@ export function isAborted(signal) {
   }
 }
 
+/** `[promise, resolve, reject]`: a promise the wasm side settles later (see spawn.rs). */
+export function deferred() {
+  let resolve, reject;
+  const promise = new Promise((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return [promise, resolve, reject];
+}
+
 let settler;
 /** The one callback that settles the wasm side's waiting futures (see settle.rs). */
 export const setSettler = (f) => {
