@@ -140,7 +140,8 @@ const glue = findSnippet("glue.js");
 const generated = readFileSync(join(pkg, `${NAME}.js`), "utf8");
 const runtimeExports = [...generated.matchAll(/^export (?:function|class) (\w+)/gm)].map((m) => m[1]);
 writeFileSync(join(pkg, "index.js"), `// pi-agent-wasm entry: initialises the WebAssembly module on import.
-import init, { initSync } from "./${NAME}.js";
+import init, { initSync, Agent } from "./${NAME}.js";
+import { defineAgent } from "${glue}";
 export { ${runtimeExports.join(", ")} } from "./${NAME}.js";
 export {
   EventStream,
@@ -149,6 +150,7 @@ export {
   DEFAULT_AGENT_IDENTITY,
 } from "${glue}";
 
+defineAgent(Agent);
 const wasmUrl = new URL("./${NAME}_bg.wasm", import.meta.url);
 if (wasmUrl.protocol === "file:" && typeof process === "object" && typeof process.getBuiltinModule === "function") {
   initSync({ module: process.getBuiltinModule("node:fs").readFileSync(wasmUrl) });

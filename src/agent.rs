@@ -2,12 +2,13 @@
 //! listeners, and the lifecycle of one run at a time, on top of the loop.
 //!
 //! State lives in a plain JS object (the reference's `agent.state`, with the
-//! same accessors) so that apps read and assign it as before; Rust keeps the
-//! queues and the run, and never holds a borrow across an await or a call into
-//! JS, because listeners, hooks and tools may call back into the agent.
+//! same accessors) so that apps read and assign it as before; the option
+//! fields and the steering and follow-up queues are JS too (glue.js). Rust keeps
+//! the run, and never holds a borrow across an await or a call into JS, because
+//! listeners, hooks and tools may call back into the agent.
 
 use js_sys::{Array, Function, Promise};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
@@ -18,7 +19,6 @@ use crate::js::call;
 use crate::js::errors::{self, msg};
 use crate::js::glue;
 use crate::js::view;
-use crate::queue::{PendingQueue, QueueMode};
 
 #[wasm_bindgen(module = "/src/js/glue.js")]
 extern "C" {
@@ -50,14 +50,13 @@ extern "C" {
     #[wasm_bindgen(js_name = promptMessages, catch)]
     fn prompt_messages(input: &JsValue, images: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = agentLoopConfig)]
-    fn agent_loop_config(
-        fields: &JsValue,
-        state: &JsValue,
-        reasoning: &JsValue,
-        prepare_next_turn: &JsValue,
-        get_steering: &JsValue,
-        get_follow_up: &JsValue,
-    ) -> JsValue;
+    fn agent_loop_config(state: &JsValue, next_turn: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = agentDrain)]
+    fn agent_drain(state: &JsValue, which: u32) -> Array;
+    #[wasm_bindgen(js_name = agentSkipSteering)]
+    fn agent_skip_steering(state: &JsValue, skip: bool);
+    #[wasm_bindgen(js_name = agentClearQueues)]
+    fn agent_clear_queues(state: &JsValue);
     #[wasm_bindgen(js_name = runContext, catch)]
     fn run_context(state: &JsValue, persistent: bool) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = privateTranscript, catch)]
@@ -77,7 +76,6 @@ pub fn empty_usage() -> JsValue {
     get_empty_usage()
 }
 
-type PollClosure = Closure<dyn FnMut() -> Promise>;
 type NextTurnClosure = Closure<dyn FnMut(JsValue) -> Promise>;
 
 struct ActiveRun {
@@ -94,15 +92,10 @@ pub struct Core {
     /// Hook and option fields, a plain JS object the `Agent` accessors read and write.
     fields: JsValue,
     listeners: JsValue,
-    steering: RefCell<PendingQueue<JsValue>>,
-    follow_up: RefCell<PendingQueue<JsValue>>,
     active: RefCell<Option<ActiveRun>>,
-    skip_initial_steering: Cell<bool>,
     /// The transcript's replayed tool set, carried from run to run.
     replay: crate::agent_loop::declare::ReplayCache,
-    /// JS functions the loop config carries; created once per agent.
-    poll_steering: RefCell<Option<PollClosure>>,
-    poll_follow_up: RefCell<Option<PollClosure>>,
+    /// The loop config's `prepareNextTurn`; created once per agent.
     next_turn: RefCell<Option<NextTurnClosure>>,
 }
 
@@ -145,25 +138,6 @@ impl Core {
     fn field(&self, name: &str) -> JsValue {
         js_sys::Reflect::get(&self.fields, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
     }
-
-    fn drain_steering(&self) -> Array {
-        if self.skip_initial_steering.replace(false) {
-            return Array::new();
-        }
-        self.steering
-            .borrow_mut()
-            .drain_while(JsValue::is_truthy)
-            .into_iter()
-            .collect()
-    }
-
-    fn drain_follow_up(&self) -> Array {
-        self.follow_up
-            .borrow_mut()
-            .drain_while(JsValue::is_truthy)
-            .into_iter()
-            .collect()
-    }
 }
 
 /// A stateful agent: holds the transcript, runs the loop for `prompt()` and
@@ -174,45 +148,9 @@ pub struct Agent {
     core: Rc<Core>,
 }
 
-macro_rules! fields {
-    ($( $getter:ident / $setter:ident => $js:literal : $ts:literal ),* $(,)?) => {
-        #[wasm_bindgen]
-        impl Agent {
-            $(
-                #[wasm_bindgen(getter = $js, unchecked_return_type = $ts)]
-                pub fn $getter(&self) -> JsValue {
-                    self.core.field($js)
-                }
-                #[wasm_bindgen(setter = $js)]
-                pub fn $setter(&self, #[wasm_bindgen(unchecked_param_type = $ts)] value: JsValue) {
-                    let _ = js_sys::Reflect::set(&self.core.fields, &JsValue::from_str($js), &value);
-                }
-            )*
-        }
-    };
-}
-
-fields! {
-    convert_to_llm / set_convert_to_llm => "convertToLlm" : "NonNullable<AgentOptions[\"convertToLlm\"]>",
-    transform_context / set_transform_context => "transformContext" : "AgentOptions[\"transformContext\"]",
-    stream_function / set_stream_function => "streamFunction" : "StreamFn",
-    get_api_key / set_get_api_key => "getApiKey" : "AgentOptions[\"getApiKey\"]",
-    on_payload / set_on_payload => "onPayload" : "AgentOptions[\"onPayload\"]",
-    on_response / set_on_response => "onResponse" : "AgentOptions[\"onResponse\"]",
-    on_provider_stream_event / set_on_provider_stream_event => "onProviderStreamEvent" : "AgentOptions[\"onProviderStreamEvent\"]",
-    before_tool_call / set_before_tool_call => "beforeToolCall" : "AgentOptions[\"beforeToolCall\"]",
-    after_tool_call / set_after_tool_call => "afterToolCall" : "AgentOptions[\"afterToolCall\"]",
-    finish_turn / set_finish_turn => "finishTurn" : "AgentOptions[\"finishTurn\"]",
-    prepare_request / set_prepare_request => "prepareRequest" : "AgentOptions[\"prepareRequest\"]",
-    prepare_next_turn / set_prepare_next_turn => "prepareNextTurn" : "AgentOptions[\"prepareNextTurn\"]",
-    prepare_next_turn_with_context / set_prepare_next_turn_with_context => "prepareNextTurnWithContext" : "AgentOptions[\"prepareNextTurnWithContext\"]",
-    session_id / set_session_id => "sessionId" : "AgentOptions[\"sessionId\"]",
-    thinking_budgets / set_thinking_budgets => "thinkingBudgets" : "AgentOptions[\"thinkingBudgets\"]",
-    transport / set_transport => "transport" : "Transport",
-    max_retry_delay_ms / set_max_retry_delay_ms => "maxRetryDelayMs" : "AgentOptions[\"maxRetryDelayMs\"]",
-    tool_execution / set_tool_execution => "toolExecution" : "ToolExecutionMode",
-    identity / set_identity => "identity" : "AgentOptions[\"identity\"]",
-}
+// The option accessors (`agent.convertToLlm`, `agent.transport`, …) read and
+// write the `fields` object: defined in JS (glue.js `defineAgentFields`, called
+// by the package entry), they cost no wasm export each.
 
 fn get(object: &JsValue, key: &str) -> JsValue {
     if view::is_object(object) {
@@ -235,18 +173,12 @@ impl Agent {
         // dozen property reads, cheaper there than as wasm code.
         let fallback = agent_loop::default_stream_fn().map_or_else(|e| e, JsValue::from);
         let init = agent_init(&options, &fallback)?;
-        let mode = |i: u32| QueueMode::parse(init.get(i).as_string().as_deref());
         let core = Rc::new(Core {
             fields: init.get(0),
             state: init.get(1),
             listeners: init.get(2),
-            steering: RefCell::new(PendingQueue::new(mode(3))),
-            follow_up: RefCell::new(PendingQueue::new(mode(4))),
             active: RefCell::new(None),
-            skip_initial_steering: Cell::new(false),
             replay: Default::default(),
-            poll_steering: RefCell::new(None),
-            poll_follow_up: RefCell::new(None),
             next_turn: RefCell::new(None),
         });
         install_closures(&core);
@@ -277,70 +209,6 @@ impl Agent {
             ));
         }
         Ok(subscribe_listener(&self.core.listeners, &listener))
-    }
-
-    #[wasm_bindgen(getter = steeringMode, unchecked_return_type = "QueueMode")]
-    pub fn steering_mode(&self) -> String {
-        self.core.steering.borrow().mode.as_str().into()
-    }
-    #[wasm_bindgen(setter = steeringMode)]
-    pub fn set_steering_mode(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "QueueMode")] mode: JsValue,
-    ) {
-        self.core.steering.borrow_mut().mode = QueueMode::parse(mode.as_string().as_deref());
-    }
-    #[wasm_bindgen(getter = followUpMode, unchecked_return_type = "QueueMode")]
-    pub fn follow_up_mode(&self) -> String {
-        self.core.follow_up.borrow().mode.as_str().into()
-    }
-    #[wasm_bindgen(setter = followUpMode)]
-    pub fn set_follow_up_mode(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "QueueMode")] mode: JsValue,
-    ) {
-        self.core.follow_up.borrow_mut().mode = QueueMode::parse(mode.as_string().as_deref());
-    }
-
-    /// Queues a message delivered after the current turn's tool calls.
-    pub fn steer(&self, #[wasm_bindgen(unchecked_param_type = "AgentMessage")] message: JsValue) {
-        self.core.steering.borrow_mut().enqueue(message);
-    }
-    /// Queues a message delivered when the agent would otherwise stop.
-    #[wasm_bindgen(js_name = followUp)]
-    pub fn follow_up(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "AgentMessage")] message: JsValue,
-    ) {
-        self.core.follow_up.borrow_mut().enqueue(message);
-    }
-    #[wasm_bindgen(js_name = clearSteeringQueue)]
-    pub fn clear_steering_queue(&self) {
-        self.core.steering.borrow_mut().clear();
-    }
-    #[wasm_bindgen(js_name = clearFollowUpQueue)]
-    pub fn clear_follow_up_queue(&self) {
-        self.core.follow_up.borrow_mut().clear();
-    }
-    #[wasm_bindgen(js_name = clearAllQueues)]
-    pub fn clear_all_queues(&self) {
-        self.clear_steering_queue();
-        self.clear_follow_up_queue();
-    }
-    #[wasm_bindgen(js_name = hasQueuedMessages)]
-    pub fn has_queued_messages(&self) -> bool {
-        !self.core.steering.borrow().is_empty() || !self.core.follow_up.borrow().is_empty()
-    }
-    /// What the next poll would deliver: steering first, else follow-ups.
-    #[wasm_bindgen(js_name = peekQueuedMessages, unchecked_return_type = "AgentMessage[]")]
-    pub fn peek_queued_messages(&self) -> Array {
-        let steering = self.core.steering.borrow().peek_while(JsValue::is_truthy);
-        let list = if steering.is_empty() {
-            self.core.follow_up.borrow().peek_while(JsValue::is_truthy)
-        } else {
-            steering
-        };
-        list.into_iter().collect()
     }
 
     /// The running run's `AbortSignal`, or `undefined` when idle.
@@ -380,7 +248,7 @@ impl Agent {
             return Err(errors::error(msg::ALREADY_RESETTING));
         }
         reset_state(&self.core.state)?;
-        self.clear_all_queues();
+        agent_clear_queues(&self.core.state);
         Ok(())
     }
 
@@ -415,23 +283,11 @@ impl Agent {
             return Err(errors::error(msg::NO_MESSAGES_TO_CONTINUE));
         }
         if view::is_str(&last_role(&messages)?, "assistant") {
-            let steering: Array = self
-                .core
-                .steering
-                .borrow_mut()
-                .drain_while(JsValue::is_truthy)
-                .into_iter()
-                .collect();
+            let steering = agent_drain(&self.core.state, 0);
             if steering.length() > 0 {
                 return Ok(RunKind::Prompt(steering.into(), true));
             }
-            let follow_ups: Array = self
-                .core
-                .follow_up
-                .borrow_mut()
-                .drain_while(JsValue::is_truthy)
-                .into_iter()
-                .collect();
+            let follow_ups = agent_drain(&self.core.state, 1);
             if follow_ups.length() > 0 {
                 return Ok(RunKind::Prompt(follow_ups.into(), false));
             }
@@ -448,18 +304,7 @@ enum RunKind {
 }
 
 fn install_closures(core: &Rc<Core>) {
-    let weak: Weak<Core> = Rc::downgrade(core);
-    let w = weak.clone();
-    let steering = Closure::<dyn FnMut() -> Promise>::new(move || {
-        let drained = w.upgrade().map(|c| c.drain_steering()).unwrap_or_default();
-        Promise::resolve(&JsValue::from(drained))
-    });
-    let w = weak.clone();
-    let follow_up = Closure::<dyn FnMut() -> Promise>::new(move || {
-        let drained = w.upgrade().map(|c| c.drain_follow_up()).unwrap_or_default();
-        Promise::resolve(&JsValue::from(drained))
-    });
-    let w = weak;
+    let w: Weak<Core> = Rc::downgrade(core);
     let next_turn = Closure::<dyn FnMut(JsValue) -> Promise>::new(move |context: JsValue| {
         let core = w.upgrade();
         crate::js::spawn::promise(Box::pin(async move {
@@ -478,43 +323,17 @@ fn install_closures(core: &Rc<Core>) {
             Ok(JsValue::UNDEFINED)
         }))
     });
-    *core.poll_steering.borrow_mut() = Some(steering);
-    *core.poll_follow_up.borrow_mut() = Some(follow_up);
     *core.next_turn.borrow_mut() = Some(next_turn);
 }
 
 fn loop_config(core: &Core) -> JsValue {
-    let level = get(&core.state, "thinkingLevel");
-    let reasoning = if view::is_str(&level, "off") {
-        JsValue::UNDEFINED
-    } else {
-        level
-    };
-    let has_next_turn = core.field("prepareNextTurnWithContext").is_truthy()
-        || core.field("prepareNextTurn").is_truthy();
-    let js = |c: &RefCell<Option<PollClosure>>| {
-        c.borrow()
-            .as_ref()
-            .map(|c| c.as_ref().clone())
-            .unwrap_or(JsValue::UNDEFINED)
-    };
-    let next_turn = if has_next_turn {
-        core.next_turn
-            .borrow()
-            .as_ref()
-            .map(|c| c.as_ref().clone())
-            .unwrap_or(JsValue::UNDEFINED)
-    } else {
-        JsValue::UNDEFINED
-    };
-    agent_loop_config(
-        &core.fields,
-        &core.state,
-        &reasoning,
-        &next_turn,
-        &js(&core.poll_steering),
-        &js(&core.poll_follow_up),
-    )
+    let next_turn = core
+        .next_turn
+        .borrow()
+        .as_ref()
+        .map(|c| c.as_ref().clone())
+        .unwrap_or(JsValue::UNDEFINED);
+    agent_loop_config(&core.state, &next_turn)
 }
 
 fn run_with_lifecycle(core: Rc<Core>, kind: RunKind) -> Promise {
@@ -591,12 +410,12 @@ async fn execute(core: &Rc<Core>, run: PreparedRun, signal: JsValue) -> Result<(
     } = run;
     match kind {
         RunKind::Prompt(messages, skip) => {
-            core.skip_initial_steering.set(skip);
+            agent_skip_steering(&core.state, skip);
             agent_loop::run_agent_loop(messages, context, config, sink, signal, stream_fn, carry)
                 .await?;
         }
         RunKind::Continue => {
-            core.skip_initial_steering.set(false);
+            agent_skip_steering(&core.state, false);
             agent_loop::run_agent_loop_continue(
                 context, config, sink, signal, stream_fn, false, carry,
             )

@@ -9,12 +9,13 @@
 //! What wasm-bindgen generates from Rust signatures (the `Agent` class, the
 //! exported functions) it also declares, typed through `unchecked_param_type` /
 //! `unchecked_optional_param_type` / `unchecked_return_type` annotations that
-//! name the types declared here. The exception is `Agent.prompt`, whose two
-//! overloads wasm-bindgen cannot express: the Rust method is `skip_typescript`
-//! and the overloads are an `interface Agent` here, merged into the class. The
-//! JS classes and values of `src/js/glue.js` (`EventStream`,
-//! `AssistantMessageEventStream`, `createAssistantMessageEventStream`,
-//! `DEFAULT_AGENT_IDENTITY`) are declared here with `export declare`.
+//! name the types declared here. The exceptions are `Agent.prompt`, whose two
+//! overloads wasm-bindgen cannot express (the Rust method is `skip_typescript`),
+//! and the option accessors and queue methods, defined in JS: all are an
+//! `interface Agent` here, merged into the class. The JS classes and values of
+//! `src/js/glue.js` (`EventStream`, `AssistantMessageEventStream`,
+//! `createAssistantMessageEventStream`, `DEFAULT_AGENT_IDENTITY`) are declared
+//! here with `export declare`.
 //!
 //! The declarations mirror `@earendil-works/pi-agent-core` 1.4.0 and the
 //! `@earendil-works/pi-ai` 1.4.0 types it uses (names and shapes are the API; the
@@ -869,12 +870,46 @@ export interface AgentSnapshot {
   readonly errorMessage?: string;
 }
 
-/** `prompt`'s overloads (merged into the `Agent` class that wasm-bindgen declares). */
+/**
+ * `prompt`'s overloads, and the option accessors and queue methods (defined in JS), merged
+ * into the `Agent` class that wasm-bindgen declares.
+ */
 export interface Agent {
   /** Starts a run with one message or a batch of messages. */
   prompt(message: AgentMessage | AgentMessage[]): Promise<void>;
   /** Starts a run with a user message made of `input` and optional images. */
   prompt(input: string, images?: ImageContent[]): Promise<void>;
+  afterToolCall: AgentOptions["afterToolCall"];
+  beforeToolCall: AgentOptions["beforeToolCall"];
+  convertToLlm: NonNullable<AgentOptions["convertToLlm"]>;
+  finishTurn: AgentOptions["finishTurn"];
+  getApiKey: AgentOptions["getApiKey"];
+  identity: AgentOptions["identity"];
+  maxRetryDelayMs: AgentOptions["maxRetryDelayMs"];
+  onPayload: AgentOptions["onPayload"];
+  onProviderStreamEvent: AgentOptions["onProviderStreamEvent"];
+  onResponse: AgentOptions["onResponse"];
+  prepareNextTurn: AgentOptions["prepareNextTurn"];
+  prepareNextTurnWithContext: AgentOptions["prepareNextTurnWithContext"];
+  prepareRequest: AgentOptions["prepareRequest"];
+  sessionId: AgentOptions["sessionId"];
+  streamFunction: StreamFn;
+  thinkingBudgets: AgentOptions["thinkingBudgets"];
+  toolExecution: ToolExecutionMode;
+  transformContext: AgentOptions["transformContext"];
+  transport: Transport;
+  steeringMode: QueueMode;
+  followUpMode: QueueMode;
+  /** Queues a message delivered after the current turn's tool calls. */
+  steer(message: AgentMessage): void;
+  /** Queues a message delivered when the agent would otherwise stop. */
+  followUp(message: AgentMessage): void;
+  clearSteeringQueue(): void;
+  clearFollowUpQueue(): void;
+  clearAllQueues(): void;
+  hasQueuedMessages(): boolean;
+  /** What the next poll would deliver: steering first, else follow-ups. */
+  peekQueuedMessages(): AgentMessage[];
 }
 
 /** The agent loop's request identity: attribution to pi. `AgentOptions.identity` overrides it field by field. */
