@@ -16,7 +16,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
-use crate::js::call::{self, optional_fn};
+use crate::js::call;
 use crate::js::errors::{self, msg};
 use crate::js::glue;
 use crate::js::settle::{settle_from, Done, Settling};
@@ -120,57 +120,40 @@ pub struct Hooks {
 extern "C" {
     #[wasm_bindgen(js_name = Object)]
     type ConfigView;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = convertToLlm)]
-    fn convert_to_llm(this: &ConfigView) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = transformContext)]
-    fn transform_context(this: &ConfigView) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = getApiKey)]
-    fn get_api_key(this: &ConfigView) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = finishTurn)]
-    fn finish_turn(this: &ConfigView) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = prepareRequest)]
-    fn prepare_request(this: &ConfigView) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = prepareNextTurn)]
-    fn prepare_next_turn(this: &ConfigView) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = getSteeringMessages)]
-    fn get_steering_messages(this: &ConfigView) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = getFollowUpMessages)]
-    fn get_follow_up_messages(this: &ConfigView) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = beforeToolCall)]
-    fn before_tool_call(this: &ConfigView) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = afterToolCall)]
-    fn after_tool_call(this: &ConfigView) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = toolExecution)]
-    fn tool_execution(this: &ConfigView) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, getter, structural, catch, js_name = apiKey)]
     pub fn api_key(this: &ConfigView) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, getter, structural, catch)]
     pub fn identity(this: &ConfigView) -> Result<JsValue, JsValue>;
 }
 
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = readHooks, catch)]
+    fn read_hooks(config: &JsValue) -> Result<Array, JsValue>;
+}
+
 impl Hooks {
     /// Reads the hooks of `config`; a non-function where a hook belongs is a
-    /// `TypeError` naming it.
+    /// `TypeError` naming it. The reads and checks are JS (glue.js `readHooks`):
+    /// one call instead of a getter and a check per hook.
     pub fn read(config: &JsValue) -> Result<Hooks, JsValue> {
-        if !view::is_object(config) {
-            return Err(errors::type_error(
-                "config must be an AgentLoopConfig object",
-            ));
-        }
-        let c: &ConfigView = config.unchecked_ref();
+        let hooks = read_hooks(config)?;
+        let hook = |i: u32| {
+            let f = hooks.get(i);
+            f.is_function().then(|| f.unchecked_into::<Function>())
+        };
         Ok(Hooks {
-            convert_to_llm: optional_fn(c.convert_to_llm()?, "config.convertToLlm")?
-                .unwrap_or_else(glue::default_convert_to_llm),
-            transform_context: optional_fn(c.transform_context()?, "config.transformContext")?,
-            get_api_key: optional_fn(c.get_api_key()?, "config.getApiKey")?,
-            finish_turn: optional_fn(c.finish_turn()?, "config.finishTurn")?,
-            prepare_request: optional_fn(c.prepare_request()?, "config.prepareRequest")?,
-            prepare_next_turn: optional_fn(c.prepare_next_turn()?, "config.prepareNextTurn")?,
-            get_steering: optional_fn(c.get_steering_messages()?, "config.getSteeringMessages")?,
-            get_follow_up: optional_fn(c.get_follow_up_messages()?, "config.getFollowUpMessages")?,
-            before_tool_call: optional_fn(c.before_tool_call()?, "config.beforeToolCall")?,
-            after_tool_call: optional_fn(c.after_tool_call()?, "config.afterToolCall")?,
-            sequential: view::is_str(&c.tool_execution()?, "sequential"),
+            convert_to_llm: hook(0).unwrap_or_else(glue::default_convert_to_llm),
+            transform_context: hook(1),
+            get_api_key: hook(2),
+            finish_turn: hook(3),
+            prepare_request: hook(4),
+            prepare_next_turn: hook(5),
+            get_steering: hook(6),
+            get_follow_up: hook(7),
+            before_tool_call: hook(8),
+            after_tool_call: hook(9),
+            sequential: hooks.get(10).is_truthy(),
         })
     }
 }

@@ -471,6 +471,23 @@ const frame =
  * frameworks compare the fields with the last snapshot, so they also see an
  * app's own assignments; watchers are told of every change the agent makes.
  */
+const LOOP_HOOKS = ["convertToLlm", "transformContext", "getApiKey", "finishTurn", "prepareRequest", "prepareNextTurn",
+  "getSteeringMessages", "getFollowUpMessages", "beforeToolCall", "afterToolCall"];
+/**
+ * An `AgentLoopConfig`'s hooks in `LOOP_HOOKS` order (`undefined` when absent),
+ * then whether tools run sequentially; a non-function hook is a `TypeError`.
+ */
+export function readHooks(config) {
+  if (!isObjectLike(config)) throw new TypeError("config must be an AgentLoopConfig object");
+  const hooks = LOOP_HOOKS.map((key) => {
+    const hook = config[key];
+    if (hook != null && typeof hook !== "function") throw new TypeError(`config.${key} must be a function`);
+    return hook ?? undefined;
+  });
+  hooks.push(config.toolExecution === "sequential");
+  return hooks;
+}
+
 const HOOK_OPTIONS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse",
   "onProviderStreamEvent", "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn",
   "prepareNextTurnWithContext"];
