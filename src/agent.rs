@@ -408,20 +408,12 @@ async fn execute(core: &Rc<Core>, run: PreparedRun, signal: JsValue) -> Result<(
         stream_fn,
         carry,
     } = run;
-    match kind {
-        RunKind::Prompt(messages, skip) => {
-            agent_skip_steering(&core.state, skip);
-            agent_loop::run_agent_loop(messages, context, config, sink, signal, stream_fn, carry)
-                .await?;
-        }
-        RunKind::Continue => {
-            agent_skip_steering(&core.state, false);
-            agent_loop::run_agent_loop_continue(
-                context, config, sink, signal, stream_fn, false, carry,
-            )
-            .await?;
-        }
-    }
+    let (prompts, skip) = match kind {
+        RunKind::Prompt(messages, skip) => (Some(messages), skip),
+        RunKind::Continue => (None, false),
+    };
+    agent_skip_steering(&core.state, skip);
+    agent_loop::run_agent_loop(prompts, context, config, sink, signal, stream_fn, carry).await?;
     Ok(())
 }
 

@@ -42,7 +42,7 @@ pub fn agent_loop(
     let stream = glue::agent_event_stream();
     let sink = Sink::Stream(stream.clone());
     let run = agent_loop::run_agent_loop(
-        prompts,
+        Some(prompts),
         context,
         config.clone(),
         sink,
@@ -68,13 +68,13 @@ pub fn agent_loop_continue(
     agent_loop::check_continue(&context)?;
     let stream = glue::agent_event_stream();
     let sink = Sink::Stream(stream.clone());
-    let run = agent_loop::run_agent_loop_continue(
+    let run = agent_loop::run_agent_loop(
+        None,
         context,
         config.clone(),
         sink,
         signal.clone(),
         stream_fn,
-        false,
         Default::default(),
     );
     drive_stream(stream.clone(), config, signal, Box::pin(run));
@@ -104,7 +104,7 @@ pub fn run_agent_loop(
     promise(Box::pin(async move {
         let sink = emit_sink(emit)?;
         agent_loop::run_agent_loop(
-            prompts,
+            Some(prompts),
             context,
             config,
             sink,
@@ -130,13 +130,13 @@ pub fn run_agent_loop_continue(
 ) -> Promise {
     promise(Box::pin(async move {
         let sink = emit_sink(emit)?;
-        agent_loop::run_agent_loop_continue(
+        agent_loop::run_agent_loop(
+            None,
             context,
             config,
             sink,
             signal,
             stream_fn,
-            false,
             Default::default(),
         )
         .await

@@ -277,9 +277,11 @@ pub fn check_continue(context: &JsValue) -> Result<(), JsValue> {
     Ok(())
 }
 
-/// `runAgentLoop`: prompts are declared, announced, then the loop runs.
+/// `runAgentLoop` (with `prompts`: they are declared, announced, then the loop
+/// runs) and `runAgentLoopContinue` (without: the loop continues the caller's
+/// transcript in place). One function for both: one state machine.
 pub async fn run_agent_loop(
-    prompts: JsValue,
+    prompts: Option<JsValue>,
     context: JsValue,
     config: JsValue,
     sink: Sink,
@@ -287,6 +289,34 @@ pub async fn run_agent_loop(
     stream_fn: JsValue,
     carry: Carry,
 ) -> Result<Array, JsValue> {
+    let (run, initial) = start(prompts, context, config, sink, signal, carry)?;
+    run.emit(glue::ev_agent_start()).await?;
+    run.emit(glue::ev_turn_start()).await?;
+    for message in initial.iter() {
+        run.emit(glue::ev_message_start(&message)).await?;
+        run.emit(glue::ev_message_end(&message)).await?;
+    }
+    let stream_fn = resolve_stream_fn(stream_fn)?;
+    run_loop(&run, &stream_fn).await?;
+    Ok(run.new_messages)
+}
+
+/// What a run starts from: the run, and the prompts to announce.
+fn start(
+    prompts: Option<JsValue>,
+    context: JsValue,
+    config: JsValue,
+    sink: Sink,
+    signal: JsValue,
+    carry: Carry,
+) -> Result<(Run, Array), JsValue> {
+    let Some(prompts) = prompts else {
+        check_continue(&context)?;
+        // A shallow copy that shares `messages` with the caller, as in the reference.
+        let current = glue::shallow(&context)?;
+        let run = Run::new(sink, signal, config, current, Array::new(), carry)?;
+        return Ok((run, Array::new()));
+    };
     let prompts = if Array::is_array(&prompts) {
         prompts.unchecked_into::<Array>()
     } else {
@@ -294,7 +324,6 @@ pub async fn run_agent_loop(
     };
     let base = messages_of(&context)?;
     let initial = declare::declare_tool_changes(&context, &prompts, &carry.replay)?;
-    let new_messages = Array::from(&initial);
     let current = if carry.private_messages {
         for message in initial.iter() {
             base.push(&message);
@@ -303,38 +332,8 @@ pub async fn run_agent_loop(
     } else {
         glue::context_with(&context, &base.concat(&initial))?
     };
-    let run = Run::new(sink, signal, config, current, new_messages.clone(), carry)?;
-    run.emit(glue::ev_agent_start()).await?;
-    run.emit(glue::ev_turn_start()).await?;
-    for message in initial.iter() {
-        run.emit(glue::ev_message_start(&message)).await?;
-        run.emit(glue::ev_message_end(&message)).await?;
-    }
-    let stream_fn = resolve_stream_fn(stream_fn)?;
-    run_loop(&run, &stream_fn, false).await?;
-    Ok(new_messages)
-}
-
-/// `runAgentLoopContinue`: the loop continues the caller's transcript in place.
-pub async fn run_agent_loop_continue(
-    context: JsValue,
-    config: JsValue,
-    sink: Sink,
-    signal: JsValue,
-    stream_fn: JsValue,
-    skip_initial_steering: bool,
-    carry: Carry,
-) -> Result<Array, JsValue> {
-    check_continue(&context)?;
-    let new_messages = Array::new();
-    // A shallow copy that shares `messages` with the caller, as in the reference.
-    let current = glue::shallow(&context)?;
-    let run = Run::new(sink, signal, config, current, new_messages.clone(), carry)?;
-    run.emit(glue::ev_agent_start()).await?;
-    run.emit(glue::ev_turn_start()).await?;
-    let stream_fn = resolve_stream_fn(stream_fn)?;
-    run_loop(&run, &stream_fn, skip_initial_steering).await?;
-    Ok(new_messages)
+    let run = Run::new(sink, signal, config, current, Array::from(&initial), carry)?;
+    Ok((run, initial))
 }
 
 fn resolve_stream_fn(stream_fn: JsValue) -> Result<Function, JsValue> {

@@ -47,19 +47,11 @@ pub fn thinking_level(config: &JsValue) -> Result<JsValue, JsValue> {
     })
 }
 
-pub async fn run_loop(
-    run: &Run,
-    stream_fn: &Function,
-    skip_initial_steering: bool,
-) -> Result<(), JsValue> {
+pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
     let hooks = &run.hooks;
     let mut last_turn: Option<JsValue> = None;
     let mut explicit_continuation = false;
-    let mut pending = if skip_initial_steering {
-        Array::new()
-    } else {
-        run.poll(&hooks.get_steering).await?
-    };
+    let mut pending = run.poll(&hooks.get_steering).await?;
 
     loop {
         let mut more_tool_calls = true;
