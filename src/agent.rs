@@ -45,8 +45,6 @@ extern "C" {
     fn set_has(set: &JsValue, value: &JsValue) -> bool;
     #[wasm_bindgen(js_name = agentDeliver)]
     fn agent_deliver(state: &JsValue, listeners: &JsValue, signal: &JsValue) -> Function;
-    #[wasm_bindgen(js_name = subscribe)]
-    fn subscribe_listener(listeners: &JsValue, listener: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = promptMessages, catch)]
     fn prompt_messages(input: &JsValue, images: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = agentLoopConfig)]
@@ -191,24 +189,6 @@ impl Agent {
     #[wasm_bindgen(getter, unchecked_return_type = "AgentState")]
     pub fn state(&self) -> JsValue {
         self.core.state.clone()
-    }
-
-    /// Adds a listener, called with every event and the run's `AbortSignal`,
-    /// awaited in subscription order. Returns a function that removes it.
-    #[wasm_bindgen(unchecked_return_type = "() => void")]
-    pub fn subscribe(
-        &self,
-        #[wasm_bindgen(
-            unchecked_param_type = "(event: AgentEvent, signal: AbortSignal) => Promise<void> | void"
-        )]
-        listener: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        if !listener.is_function() {
-            return Err(errors::type_error(
-                "subscribe(listener): listener must be a function",
-            ));
-        }
-        Ok(subscribe_listener(&self.core.listeners, &listener))
     }
 
     /// The running run's `AbortSignal`, or `undefined` when idle.
@@ -475,41 +455,5 @@ fn finish_run(core: &Core) {
     let active = core.active.borrow_mut().take();
     if let Some(active) = active {
         let _ = active.resolve.call0(&JsValue::UNDEFINED);
-    }
-}
-
-#[wasm_bindgen(module = "/src/js/glue.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = getSnapshot)]
-    fn get_snapshot(state: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = subscribeState, catch)]
-    fn subscribe_state(
-        state: &JsValue,
-        listener: &JsValue,
-        options: &JsValue,
-    ) -> Result<JsValue, JsValue>;
-}
-
-#[wasm_bindgen]
-impl Agent {
-    /// A frozen view of the state for UI frameworks. It keeps its identity
-    /// until the state changes; its `messages` array keeps its identity until
-    /// the transcript changes, and message objects are the transcript's own.
-    #[wasm_bindgen(js_name = getSnapshot, unchecked_return_type = "AgentSnapshot")]
-    pub fn get_snapshot(&self) -> JsValue {
-        get_snapshot(&self.core.state)
-    }
-
-    /// Calls `listener` after state changes, at any time (not only during a
-    /// run). Changes are coalesced to one call per animation frame (or per
-    /// macrotask where there are no frames); pass `{ coalesce: false }` to be
-    /// called synchronously on every change. Returns an unsubscribe function.
-    #[wasm_bindgen(js_name = subscribeState, unchecked_return_type = "() => boolean")]
-    pub fn subscribe_state(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "() => void")] listener: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "{ coalesce?: boolean }")] options: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        subscribe_state(&self.core.state, &listener, &options)
     }
 }

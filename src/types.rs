@@ -11,11 +11,11 @@
 //! `unchecked_optional_param_type` / `unchecked_return_type` annotations that
 //! name the types declared here. The exceptions are `Agent.prompt`, whose two
 //! overloads wasm-bindgen cannot express (the Rust method is `skip_typescript`),
-//! and the option accessors and queue methods, defined in JS: all are an
-//! `interface Agent` here, merged into the class. The JS classes and values of
-//! `src/js/glue.js` (`EventStream`, `AssistantMessageEventStream`,
-//! `createAssistantMessageEventStream`, `DEFAULT_AGENT_IDENTITY`) are declared
-//! here with `export declare`.
+//! and the members defined in JS (option accessors, queues, listeners,
+//! snapshots): all are an `interface Agent` here, merged into the class. The JS
+//! classes and values of `src/js/glue.js` (`EventStream`,
+//! `AssistantMessageEventStream`, `createAssistantMessageEventStream`,
+//! `DEFAULT_AGENT_IDENTITY`) are declared here with `export declare`.
 //!
 //! The declarations mirror `@earendil-works/pi-agent-core` 1.4.0 and the
 //! `@earendil-works/pi-ai` 1.4.0 types it uses (names and shapes are the API; the
@@ -871,8 +871,8 @@ export interface AgentSnapshot {
 }
 
 /**
- * `prompt`'s overloads, and the option accessors and queue methods (defined in JS), merged
- * into the `Agent` class that wasm-bindgen declares.
+ * `prompt`'s overloads, and the members defined in JS (option accessors, queues, listeners,
+ * snapshots), merged into the `Agent` class that wasm-bindgen declares.
  */
 export interface Agent {
   /** Starts a run with one message or a batch of messages. */
@@ -900,6 +900,24 @@ export interface Agent {
   transport: Transport;
   steeringMode: QueueMode;
   followUpMode: QueueMode;
+  /**
+   * Adds a listener, called with every event and the run's `AbortSignal`, awaited in
+   * subscription order. Returns a function that removes it.
+   */
+  subscribe(listener: (event: AgentEvent, signal: AbortSignal) => Promise<void> | void): () => void;
+  /**
+   * A frozen view of the state for UI frameworks. It keeps its identity until the state
+   * changes; its `messages` array keeps its identity until the transcript changes, and
+   * message objects are the transcript's own.
+   */
+  getSnapshot(): AgentSnapshot;
+  /**
+   * Calls `listener` after state changes, at any time (not only during a run). Changes are
+   * coalesced to one call per animation frame (or per macrotask where there are no frames);
+   * pass `{ coalesce: false }` to be called synchronously on every change. Returns an
+   * unsubscribe function.
+   */
+  subscribeState(listener: () => void, options?: { coalesce?: boolean }): () => boolean;
   /** Queues a message delivered after the current turn's tool calls. */
   steer(message: AgentMessage): void;
   /** Queues a message delivered when the agent would otherwise stop. */

@@ -515,8 +515,8 @@ export function agentClearQueues(state) {
   agent.followUp.items = [];
 }
 /**
- * The `Agent` members that live in JS, on its prototype: the option accessors
- * and the queues. The package entry calls this once.
+ * The `Agent` members that live in JS, on its prototype: the option accessors,
+ * the queues, listeners and snapshots. The package entry calls this once.
  */
 export function defineAgent(Agent) {
   const define = (key, descriptor) => Object.defineProperty(Agent.prototype, key, { ...descriptor, configurable: true });
@@ -542,6 +542,16 @@ export function defineAgent(Agent) {
     });
   }
   const methods = {
+    subscribe(listener) {
+      if (typeof listener !== "function") throw new TypeError("subscribe(listener): listener must be a function");
+      return subscribe(agentOf(this).listeners, listener);
+    },
+    getSnapshot() {
+      return getSnapshot(this.state);
+    },
+    subscribeState(listener, options) {
+      return subscribeState(this.state, listener, options);
+    },
     steer(message) {
       agentOf(this).steering.items.push(message);
     },
@@ -609,7 +619,8 @@ export function agentInit(options, fallback) {
   fields.toolExecution = optionOf(options, "toolExecution") ?? "parallel";
   const state = createAgentState(initial);
   const queue = (key) => ({ items: [], mode: queueMode(optionOf(options, key)) });
-  const agent = { fields, steering: queue("steeringMode"), followUp: queue("followUpMode"), skip: false };
+  const listeners = new Set();
+  const agent = { fields, listeners, steering: queue("steeringMode"), followUp: queue("followUpMode"), skip: false };
   // The loop's polls: made once per agent, as the functions of its loop config.
   agent.getSteeringMessages = () => {
     if (agent.skip) {
@@ -620,7 +631,7 @@ export function agentInit(options, fallback) {
   };
   agent.getFollowUpMessages = () => Promise.resolve(drainQueue(agent.followUp));
   AGENTS.set(state, agent);
-  return [fields, state, new Set()];
+  return [fields, state, listeners];
 }
 
 export function createAgentState(initial) {
