@@ -1,30 +1,50 @@
 //! The low-level functions the package exports, as in 1.4.0's `agent-loop.ts`.
 
-use js_sys::{Array, Function, Promise};
+use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
 use crate::agent_loop::{self, tools, EventStreamHandle, Sink};
 use crate::js::call::optional_fn;
 use crate::js::glue;
-use crate::js::spawn::{promise, spawn, BoxFuture};
+use crate::js::spawn::{promise, spawn};
 use crate::js::view;
 
-/// Runs `run` for an `agentLoop` stream: ends the stream with the new messages,
-/// or, when the run fails, with the failure events an `Agent` would emit.
-fn drive_stream(
-    stream: JsValue,
+/// `agentLoop` (with `prompts`) and `agentLoopContinue` (without): the run's
+/// event stream, returned at once; the stream ends with the new messages or,
+/// when the run fails, with the failure events an `Agent` would emit.
+#[inline(never)]
+fn stream_run(
+    prompts: Option<JsValue>,
+    context: JsValue,
     config: JsValue,
     signal: JsValue,
-    run: BoxFuture<'static, Result<Array, JsValue>>,
-) {
+    stream_fn: JsValue,
+) -> Result<JsValue, JsValue> {
+    crate::panic::install();
+    if prompts.is_none() {
+        agent_loop::check_continue(&context)?;
+    }
+    let stream = glue::agent_event_stream();
+    let sink = Sink::Stream(stream.clone());
+    let run = agent_loop::run_agent_loop(
+        prompts,
+        context,
+        config.clone(),
+        sink,
+        signal.clone(),
+        stream_fn,
+        Default::default(),
+    );
+    let s = stream.clone();
     spawn(Box::pin(async move {
         match run.await {
-            Ok(messages) => stream.unchecked_ref::<EventStreamHandle>().end(&messages),
+            Ok(messages) => s.unchecked_ref::<EventStreamHandle>().end(&messages),
             Err(error) => {
-                agent_loop::fail_stream(&stream, &config, &error, agent_loop::is_aborted(&signal))
+                agent_loop::fail_stream(&s, &config, &error, agent_loop::is_aborted(&signal))
             }
         }
     }));
+    Ok(stream)
 }
 
 /// Starts a run with `prompts` and returns its event stream at once. Iterate it
@@ -38,20 +58,8 @@ pub fn agent_loop(
     #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")]
     stream_fn: JsValue,
 ) -> JsValue {
-    crate::panic::install();
-    let stream = glue::agent_event_stream();
-    let sink = Sink::Stream(stream.clone());
-    let run = agent_loop::run_agent_loop(
-        Some(prompts),
-        context,
-        config.clone(),
-        sink,
-        signal.clone(),
-        stream_fn,
-        Default::default(),
-    );
-    drive_stream(stream.clone(), config, signal, Box::pin(run));
-    stream
+    // Only a continuation can fail before the run starts.
+    stream_run(Some(prompts), context, config, signal, stream_fn).unwrap_or_else(|e| e)
 }
 
 /// Continues `context` (which must not end with an assistant message) and
@@ -64,21 +72,7 @@ pub fn agent_loop_continue(
     #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")]
     stream_fn: JsValue,
 ) -> Result<JsValue, JsValue> {
-    crate::panic::install();
-    agent_loop::check_continue(&context)?;
-    let stream = glue::agent_event_stream();
-    let sink = Sink::Stream(stream.clone());
-    let run = agent_loop::run_agent_loop(
-        None,
-        context,
-        config.clone(),
-        sink,
-        signal.clone(),
-        stream_fn,
-        Default::default(),
-    );
-    drive_stream(stream.clone(), config, signal, Box::pin(run));
-    Ok(stream)
+    stream_run(None, context, config, signal, stream_fn)
 }
 
 fn emit_sink(emit: JsValue) -> Result<Sink, JsValue> {
@@ -87,6 +81,32 @@ fn emit_sink(emit: JsValue) -> Result<Sink, JsValue> {
         Some(f) => Ok(Sink::Callback(f)),
         None => Err(crate::js::errors::type_error("emit must be a function")),
     }
+}
+
+/// `runAgentLoop` (with `prompts`) and `runAgentLoopContinue` (without).
+#[inline(never)]
+fn run_promise(
+    prompts: Option<JsValue>,
+    context: JsValue,
+    config: JsValue,
+    emit: JsValue,
+    signal: JsValue,
+    stream_fn: JsValue,
+) -> Promise {
+    promise(Box::pin(async move {
+        let sink = emit_sink(emit)?;
+        agent_loop::run_agent_loop(
+            prompts,
+            context,
+            config,
+            sink,
+            signal,
+            stream_fn,
+            Default::default(),
+        )
+        .await
+        .map(JsValue::from)
+    }))
 }
 
 /// Runs the loop with `prompts`, awaiting `emit` for every event; resolves with
@@ -101,20 +121,7 @@ pub fn run_agent_loop(
     #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")]
     stream_fn: JsValue,
 ) -> Promise {
-    promise(Box::pin(async move {
-        let sink = emit_sink(emit)?;
-        agent_loop::run_agent_loop(
-            Some(prompts),
-            context,
-            config,
-            sink,
-            signal,
-            stream_fn,
-            Default::default(),
-        )
-        .await
-        .map(JsValue::from)
-    }))
+    run_promise(Some(prompts), context, config, emit, signal, stream_fn)
 }
 
 /// Continues `context` in place (new messages are appended to
@@ -128,20 +135,7 @@ pub fn run_agent_loop_continue(
     #[wasm_bindgen(js_name = streamFn, unchecked_param_type = "StreamFn | undefined")]
     stream_fn: JsValue,
 ) -> Promise {
-    promise(Box::pin(async move {
-        let sink = emit_sink(emit)?;
-        agent_loop::run_agent_loop(
-            None,
-            context,
-            config,
-            sink,
-            signal,
-            stream_fn,
-            Default::default(),
-        )
-        .await
-        .map(JsValue::from)
-    }))
+    run_promise(None, context, config, emit, signal, stream_fn)
 }
 
 /// Sets (or, with `undefined`, clears) the stream function used when none is given.
