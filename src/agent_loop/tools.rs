@@ -372,6 +372,15 @@ fn is_sequential(run: &Run, tools: &JsValue, tool_calls: &Array) -> Result<bool,
     Ok(run.hooks.sequential || glue::any_sequential(tools, tool_calls)?)
 }
 
+/// What the calls of a batch share.
+struct Calls<'a> {
+    run: &'a Run,
+    context: &'a JsValue,
+    tools: &'a JsValue,
+    assistant: &'a JsValue,
+    hooks: &'a ToolHooks<'a>,
+}
+
 pub async fn execute_tool_calls(
     run: &Run,
     assistant: &JsValue,
@@ -385,11 +394,30 @@ pub async fn execute_tool_calls(
         before: run.hooks.before_tool_call.as_ref(),
         after: run.hooks.after_tool_call.as_ref(),
     };
-    if is_sequential(run, &tools, tool_calls)? {
-        sequential(run, &context, &tools, assistant, tool_calls, &hooks).await
+    let calls = Calls {
+        run,
+        context: &context,
+        tools: &tools,
+        assistant,
+        hooks: &hooks,
+    };
+    let mut all = Vec::new();
+    let messages = if is_sequential(run, &tools, tool_calls)? {
+        // Each call is a batch of its own: it runs to its result message
+        // before the next starts, and the first failure ends the run.
+        let mut messages = Array::new();
+        for tool_call in tool_calls.iter() {
+            let emitted = batch(&calls, &Array::of1(&tool_call), false, &mut all).await?;
+            messages = messages.concat(&emitted);
+        }
+        messages
     } else {
-        parallel(run, &context, &tools, assistant, tool_calls, &hooks).await
-    }
+        batch(&calls, tool_calls, true, &mut all).await?
+    };
+    Ok(Batch {
+        messages,
+        terminate: terminates(&all)?,
+    })
 }
 
 /// Runs one prepared call to its finalized outcome and first delivery error.
@@ -422,63 +450,11 @@ async fn run_prepared(
     .await
 }
 
-async fn sequential(
-    run: &Run,
-    context: &JsValue,
-    tools: &JsValue,
-    assistant: &JsValue,
-    tool_calls: &Array,
-    hooks: &ToolHooks<'_>,
-) -> Result<Batch, JsValue> {
-    let mut all = Vec::new();
-    let mut first_error = None;
-    let mut messages = Array::new();
-    for tool_call in tool_calls.iter() {
-        emit_start(run, &tool_call).await?;
-        let finalized =
-            match prepare_tool_call(context, assistant, &tool_call, hooks, &run.signal, tools)
-                .await?
-            {
-                Preparation::Immediate(result) => immediate(&tool_call, result),
-                Preparation::Prepared {
-                    tool_call,
-                    tool,
-                    args,
-                } => {
-                    let (f, e) =
-                        run_prepared(run, context, assistant, &tool_call, &tool, &args, hooks)
-                            .await?;
-                    if first_error.is_none() {
-                        first_error = e;
-                    }
-                    f
-                }
-            };
-        if let Err(e) = emit_end(run, &finalized).await {
-            first_error.get_or_insert(e);
-        }
-        let (emitted, error) = emit_result_messages(run, std::slice::from_ref(&finalized)).await;
-        if let Some(e) = error {
-            first_error.get_or_insert(e);
-        }
-        messages = messages.concat(&emitted);
-        all.push(finalized);
-        if first_error.is_some() {
-            // The run fails: later calls are not started (the Agent gives them results).
-            break;
-        }
-    }
-    if let Some(e) = first_error {
-        return Err(e);
-    }
-    Ok(Batch {
-        messages,
-        terminate: terminates(&all)?,
-    })
-}
-
 enum Recorded {
-    Done(Finalized),
+    /// Known at preparation, `tool_execution_end` delivered.
+    Ended(Finalized),
+    /// Known at preparation, `tool_execution_end` still to deliver.
+    Immediate(Finalized),
     Ready {
         tool_call: JsValue,
         tool: JsValue,
@@ -486,22 +462,35 @@ enum Recorded {
     },
 }
 
-async fn parallel(
-    run: &Run,
-    context: &JsValue,
-    tools: &JsValue,
-    assistant: &JsValue,
+/// Prepares every call in order, runs the prepared ones concurrently, then
+/// emits every result message; adds the outcomes to `all` and returns the
+/// messages. In parallel mode a result known at preparation is announced at
+/// once, and a call is not started once the run is aborted.
+async fn batch(
+    calls: &Calls<'_>,
     tool_calls: &Array,
-    hooks: &ToolHooks<'_>,
-) -> Result<Batch, JsValue> {
+    parallel: bool,
+    all: &mut Vec<Finalized>,
+) -> Result<Array, JsValue> {
+    let Calls {
+        run,
+        context,
+        tools,
+        assistant,
+        hooks,
+    } = *calls;
     let mut recorded = Vec::new();
     for tool_call in tool_calls.iter() {
         emit_start(run, &tool_call).await?;
         match prepare_tool_call(context, assistant, &tool_call, hooks, &run.signal, tools).await? {
             Preparation::Immediate(result) => {
                 let f = immediate(&tool_call, result);
-                emit_end(run, &f).await?;
-                recorded.push(Recorded::Done(f));
+                if parallel {
+                    emit_end(run, &f).await?;
+                    recorded.push(Recorded::Ended(f));
+                } else {
+                    recorded.push(Recorded::Immediate(f));
+                }
             }
             Preparation::Prepared {
                 tool_call,
@@ -517,31 +506,32 @@ async fn parallel(
         }
     }
     let outcomes = join_all(recorded.into_iter().map(|entry| async move {
-        match entry {
-            Recorded::Done(f) => Ok((f, None)),
+        let (f, update_error) = match entry {
+            Recorded::Ended(f) => return Ok((f, None)),
+            Recorded::Immediate(f) => (f, None),
             Recorded::Ready {
                 tool_call,
                 tool,
                 args,
             } => {
-                let (f, update_error) = if run.aborted() {
+                if parallel && run.aborted() {
                     (
                         immediate(&tool_call, error_result(msg::OPERATION_ABORTED)),
                         None,
                     )
                 } else {
                     run_prepared(run, context, assistant, &tool_call, &tool, &args, hooks).await?
-                };
-                let end_error = emit_end(run, &f).await.err();
-                Ok::<_, JsValue>((f, update_error.or(end_error)))
+                }
             }
-        }
+        };
+        let end_error = emit_end(run, &f).await.err();
+        Ok::<_, JsValue>((f, update_error.or(end_error)))
     }))
     .await;
     // Every tool has settled here, and each call gets its result message before
     // a failed delivery (a listener that threw) fails the run.
     let mut first_error = None;
-    let mut all = Vec::with_capacity(outcomes.len());
+    let start = all.len();
     for outcome in outcomes {
         match outcome {
             Ok((f, error)) => {
@@ -555,14 +545,11 @@ async fn parallel(
             }
         }
     }
-    let (messages, error) = emit_result_messages(run, &all).await;
-    if let Some(e) = first_error.or(error) {
-        return Err(e);
+    let (messages, error) = emit_result_messages(run, all.get(start..).unwrap_or_default()).await;
+    match first_error.or(error) {
+        Some(e) => Err(e),
+        None => Ok(messages),
     }
-    Ok(Batch {
-        messages,
-        terminate: terminates(&all)?,
-    })
 }
 
 /// `runToolCall`: the pipeline for one call, without events or messages.
