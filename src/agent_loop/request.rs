@@ -110,9 +110,7 @@ pub async fn stream_assistant_response(
                 run.emit(glue::ev_message_update(&p, &event)?).await?;
                 partial = Some(p);
             }
-            KIND_TERMINAL => {
-                return finish(run, &response, &target, partial.is_some(), &level).await
-            }
+            KIND_TERMINAL => break,
             _ => {}
         }
     }

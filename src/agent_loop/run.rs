@@ -53,7 +53,7 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
     let mut explicit_continuation = false;
     let mut pending = run.poll(&hooks.get_steering).await?;
 
-    loop {
+    'run: loop {
         let mut more_tool_calls = true;
         while more_tool_calls || pending.length() > 0 {
             let mut prepared = Array::new();
@@ -111,8 +111,7 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
                     call::call(f, &run.config(), &[&turn, &run.signal]).await?;
                 }
                 run.emit(glue::ev_turn_end(&message, &Array::new())).await?;
-                run.emit(glue::ev_agent_end(&run.new_messages)).await?;
-                return Ok(());
+                break 'run;
             }
 
             let tool_calls = tools::tool_calls_of(&message)?;
@@ -143,8 +142,7 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
 
             let action = view::field(&decision, |d| d.action())?;
             if view::is_str(&action, "end") {
-                run.emit(glue::ev_agent_end(&run.new_messages)).await?;
-                return Ok(());
+                break 'run;
             }
             explicit_continuation = view::is_str(&action, "continue");
             pending = run.poll(&hooks.get_steering).await?;
