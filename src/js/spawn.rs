@@ -1,13 +1,18 @@
-//! The one place futures are handed to the JS event loop.
+//! The one place futures are handed to the JS event loop: a small executor.
 //!
-//! `future_to_promise` and `spawn_local` are generic: every future type given
-//! to them compiles its own copy of the promise executor, the task wrapper and
-//! (inlined) the future's whole state machine. Behind a `dyn Future` there is
-//! one copy of each, and each entry point's future stays a function of its own.
+//! It schedules as wasm-bindgen-futures' `spawn_local` does (a spawned or woken
+//! task is queued; one `queueMicrotask` callback runs the tasks queued before it
+//! started, in order; tasks woken meanwhile wait for the next one), so events
+//! keep their microtask timing. Its own copy is smaller: tasks live in a slab and
+//! a waker is the task's number, with no reference count and no JSPI support.
 
 use js_sys::{Array, Function, Promise};
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
+use std::task::{Context, RawWaker, RawWakerVTable, Waker};
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/js/glue.js")]
@@ -16,7 +21,168 @@ extern "C" {
     pub fn deferred() -> Array;
 }
 
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = queueMicrotask)]
+    fn queue_microtask(callback: &Function);
+}
+
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+struct Task {
+    /// Taken out while it is polled.
+    future: Option<BoxFuture<'static, ()>>,
+    /// In the run queue already: a wake-up adds nothing.
+    queued: bool,
+}
+
+#[derive(Default)]
+struct Executor {
+    /// Tasks by number; `None` once finished. A number is reused once no queue
+    /// entry refers to it; a stale waker may still poll a later task once more
+    /// than needed, which futures allow.
+    tasks: Vec<Option<Task>>,
+    free: Vec<u32>,
+    queue: VecDeque<u32>,
+    /// A microtask will run the queue.
+    scheduled: bool,
+}
+
+thread_local! {
+    static EXECUTOR: RefCell<Executor> = RefCell::new(Executor::default());
+    static RUNNER: RefCell<Option<Closure<dyn FnMut()>>> = const { RefCell::new(None) };
+}
+
+/// Queues task `id` and makes sure a microtask will run the queue.
+fn enqueue(ex: &mut Executor, id: u32) {
+    ex.queue.push_back(id);
+    if !ex.scheduled {
+        ex.scheduled = true;
+        RUNNER.with(|r| {
+            let mut r = r.borrow_mut();
+            let runner = r.get_or_insert_with(|| Closure::new(run_queue));
+            queue_microtask(runner.as_ref().unchecked_ref());
+        });
+    }
+}
+
+fn wake(id: u32) {
+    EXECUTOR.with(|ex| {
+        let mut ex = ex.borrow_mut();
+        let queue = match ex.tasks.get_mut(id as usize) {
+            Some(Some(task)) => !std::mem::replace(&mut task.queued, true),
+            _ => false,
+        };
+        if queue {
+            enqueue(&mut ex, id);
+        }
+    });
+}
+
+/// Runs the tasks queued before this microtask, in order.
+fn run_queue() {
+    let count = EXECUTOR.with(|ex| {
+        let mut ex = ex.borrow_mut();
+        ex.scheduled = false;
+        ex.queue.len()
+    });
+    for _ in 0..count {
+        let Some((id, future)) = EXECUTOR.with(|ex| {
+            let mut ex = ex.borrow_mut();
+            let id = ex.queue.pop_front()?;
+            let future = match ex.tasks.get_mut(id as usize) {
+                Some(Some(task)) => {
+                    task.queued = false;
+                    task.future.take()
+                }
+                // Finished while queued: its number is free only now.
+                _ => {
+                    ex.free.push(id);
+                    None
+                }
+            };
+            Some((id, future))
+        }) else {
+            break;
+        };
+        let Some(mut future) = future else {
+            continue;
+        };
+        // Polled outside the borrow: the poll may spawn or wake tasks.
+        let done = future
+            .as_mut()
+            .poll(&mut Context::from_waker(&waker(id)))
+            .is_ready();
+        let keep = if done {
+            drop(future);
+            None
+        } else {
+            Some(future)
+        };
+        EXECUTOR.with(|ex| {
+            let mut ex = ex.borrow_mut();
+            match keep {
+                Some(future) => {
+                    if let Some(Some(task)) = ex.tasks.get_mut(id as usize) {
+                        task.future = Some(future);
+                    }
+                }
+                None => {
+                    let queued = match ex.tasks.get_mut(id as usize) {
+                        Some(slot) => slot.take().is_some_and(|task| task.queued),
+                        None => true,
+                    };
+                    if !queued {
+                        ex.free.push(id);
+                    }
+                }
+            }
+        });
+    }
+}
+
+fn waker(id: u32) -> Waker {
+    // SAFETY: the data pointer is the task's number, never dereferenced; every
+    // vtable function only reads that number, so any copy stays valid.
+    unsafe { Waker::from_raw(raw_waker(id as usize as *const ())) }
+}
+
+fn raw_waker(data: *const ()) -> RawWaker {
+    RawWaker::new(data, &VTABLE)
+}
+
+static VTABLE: RawWakerVTable = RawWakerVTable::new(
+    raw_waker,
+    |data| wake(data as usize as u32),
+    |data| wake(data as usize as u32),
+    |_| {},
+);
+
+/// Runs `future` to completion on the JS microtask queue; its first poll is in
+/// a microtask, as with `spawn_local`.
+#[inline(never)]
+pub fn spawn(future: BoxFuture<'static, ()>) {
+    EXECUTOR.with(|ex| {
+        let mut ex = ex.borrow_mut();
+        let task = Task {
+            future: Some(future),
+            queued: true,
+        };
+        let id = match ex.free.pop() {
+            Some(id) => {
+                if let Some(slot) = ex.tasks.get_mut(id as usize) {
+                    *slot = Some(task);
+                }
+                id
+            }
+            None => {
+                ex.tasks.push(Some(task));
+                (ex.tasks.len() - 1) as u32
+            }
+        };
+        enqueue(&mut ex, id);
+    });
+}
 
 /// A promise settled by `future`: resolved with `Ok`, rejected with `Err`.
 #[inline(never)]
@@ -35,10 +201,4 @@ pub fn promise(future: BoxFuture<'static, Result<JsValue, JsValue>>) -> Promise 
             .call1(&JsValue::UNDEFINED, &value);
     }));
     parts.get(0).unchecked_into()
-}
-
-/// Runs `future` to completion on the JS microtask queue.
-#[inline(never)]
-pub fn spawn(future: BoxFuture<'static, ()>) {
-    wasm_bindgen_futures::spawn_local(future)
 }
