@@ -118,11 +118,12 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
             let mut tool_results = Array::new();
             more_tool_calls = false;
             if tool_calls.length() > 0 {
-                let batch: BoxFuture<'_, _> = if view::is_str(&stop, "length") {
-                    Box::pin(tools::fail_truncated(run, &tool_calls))
-                } else {
-                    Box::pin(tools::execute_tool_calls(run, &message, &tool_calls))
-                };
+                let batch: BoxFuture<'_, _> = Box::pin(tools::execute_tool_calls(
+                    run,
+                    &message,
+                    &tool_calls,
+                    view::is_str(&stop, "length"),
+                ));
                 let batch = batch.await?;
                 more_tool_calls = !batch.terminate;
                 // The batch's array is new and used nowhere else.

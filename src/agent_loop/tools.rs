@@ -346,26 +346,12 @@ fn terminates(all: &[Finalized]) -> Result<bool, JsValue> {
     Ok(true)
 }
 
-/// R63: a `length` stop fails every tool call; the model is asked again.
-pub async fn fail_truncated(run: &Run, tool_calls: &Array) -> Result<Batch, JsValue> {
-    let mut messages = Array::new();
-    for tool_call in tool_calls.iter() {
-        emit_start(run, &tool_call).await?;
-        let mut text = String::from("Tool call \"");
-        text.push_str(&js_string(&view(&tool_call).name()?)?);
-        text.push_str("\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.");
-        let f = immediate(&tool_call, error_result(&text));
-        emit_end(run, &f).await?;
-        let (emitted, error) = emit_result_messages(run, std::slice::from_ref(&f)).await;
-        if let Some(e) = error {
-            return Err(e);
-        }
-        messages = messages.concat(&emitted);
-    }
-    Ok(Batch {
-        messages,
-        terminate: false,
-    })
+/// R63: after a `length` stop every tool call fails, unrun: its arguments may be truncated.
+fn truncated_result(tool_call: &JsValue) -> Result<JsValue, JsValue> {
+    let mut text = String::from("Tool call \"");
+    text.push_str(&js_string(&view(tool_call).name()?)?);
+    text.push_str("\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.");
+    Ok(error_result(&text))
 }
 
 fn is_sequential(run: &Run, tools: &JsValue, tool_calls: &Array) -> Result<bool, JsValue> {
@@ -379,15 +365,25 @@ struct Calls<'a> {
     tools: &'a JsValue,
     assistant: &'a JsValue,
     hooks: &'a ToolHooks<'a>,
+    /// R63: every call fails unrun, one call at a time (nothing about the
+    /// tools is read); the model is asked again.
+    truncated: bool,
 }
 
+/// The tool calls of an assistant message, to their result messages.
 pub async fn execute_tool_calls(
     run: &Run,
     assistant: &JsValue,
     tool_calls: &Array,
+    truncated: bool,
 ) -> Result<Batch, JsValue> {
-    let context = run.context();
-    let tools = view::field(&context, |c| c.tools())?;
+    let (context, tools) = if truncated {
+        (JsValue::UNDEFINED, JsValue::UNDEFINED)
+    } else {
+        let context = run.context();
+        let tools = view::field(&context, |c| c.tools())?;
+        (context, tools)
+    };
     let config = run.config();
     let hooks = ToolHooks {
         this: &config,
@@ -400,14 +396,15 @@ pub async fn execute_tool_calls(
         tools: &tools,
         assistant,
         hooks: &hooks,
+        truncated,
     };
     let mut all = Vec::new();
-    let messages = if is_sequential(run, &tools, tool_calls)? {
+    let messages = if truncated || is_sequential(run, &tools, tool_calls)? {
         // Each call is a batch of its own: it runs to its result message
         // before the next starts, and the first failure ends the run.
         let mut messages = Array::new();
         for tool_call in tool_calls.iter() {
-            let emitted = batch(&calls, &Array::of1(&tool_call), false, &mut all).await?;
+            let emitted = batch(&calls, &Array::of1(&tool_call), truncated, &mut all).await?;
             messages = messages.concat(&emitted);
         }
         messages
@@ -478,11 +475,17 @@ async fn batch(
         tools,
         assistant,
         hooks,
+        truncated,
     } = *calls;
     let mut recorded = Vec::new();
     for tool_call in tool_calls.iter() {
         emit_start(run, &tool_call).await?;
-        match prepare_tool_call(context, assistant, &tool_call, hooks, &run.signal, tools).await? {
+        let preparation = if truncated {
+            Preparation::Immediate(truncated_result(&tool_call)?)
+        } else {
+            prepare_tool_call(context, assistant, &tool_call, hooks, &run.signal, tools).await?
+        };
+        match preparation {
             Preparation::Immediate(result) => {
                 let f = immediate(&tool_call, result);
                 if parallel {
