@@ -41,8 +41,10 @@ extern "C" {
     ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = unansweredToolCalls, catch)]
     fn unanswered_tool_calls(messages: &JsValue) -> Result<Array, JsValue>;
-    #[wasm_bindgen(js_name = setHas)]
-    fn set_has(set: &JsValue, value: &JsValue) -> bool;
+    #[wasm_bindgen(js_name = unansweredEvents)]
+    fn unanswered_events(call: &JsValue, failure: &JsValue, pending: &JsValue) -> Array;
+    #[wasm_bindgen(js_name = failureEvents)]
+    fn failure_events(failure: &JsValue) -> Array;
     #[wasm_bindgen(js_name = agentDeliver)]
     fn agent_deliver(state: &JsValue, listeners: &JsValue, signal: &JsValue) -> Function;
     #[wasm_bindgen(js_name = promptMessages, catch)]
@@ -416,37 +418,19 @@ async fn handle_run_failure(
     // getter) gets no answers; only a listener's error stops the delivery.
     let messages = state_messages(&core.state);
     let unanswered = unanswered_tool_calls(&messages).unwrap_or_default();
-    if unanswered.length() > 0 {
-        let mut text = String::from("Tool call was not completed: the run ended early (");
-        text.push_str(
-            &get(&failure, "errorMessage")
-                .as_string()
-                .unwrap_or_default(),
-        );
-        text.push(')');
-        let pending = get(&core.state, "pendingToolCalls");
-        for call in unanswered.iter() {
-            let result = glue::error_tool_result(&JsValue::from_str(&text));
-            let Ok(message) = glue::tool_result_message(&call, &result, &JsValue::TRUE, None)
-            else {
-                continue;
-            };
-            let id = get(&call, "id");
-            if set_has(&pending, &id) {
-                let end =
-                    glue::ev_tool_end(&id, &get(&call, "name"), &result, &JsValue::TRUE, None);
-                core.process_event(end).await?;
-            }
-            core.process_event(glue::ev_message_start(&message)).await?;
-            core.process_event(glue::ev_message_end(&message)).await?;
+    let pending = get(&core.state, "pendingToolCalls");
+    // Each call's events are made just before they are delivered (whether its
+    // `tool_execution_end` is due depends on what listeners did before).
+    for i in 0..=unanswered.length() {
+        let events = if i < unanswered.length() {
+            unanswered_events(&unanswered.get(i), &failure, &pending)
+        } else {
+            failure_events(&failure)
+        };
+        for event in events.iter() {
+            core.process_event(event).await?;
         }
     }
-    core.process_event(glue::ev_message_start(&failure)).await?;
-    core.process_event(glue::ev_message_end(&failure)).await?;
-    core.process_event(glue::ev_turn_end(&failure, &Array::new()))
-        .await?;
-    core.process_event(glue::ev_agent_end(&Array::of1(&failure)))
-        .await?;
     Ok(())
 }
 

@@ -229,6 +229,33 @@ export function toolResultMessage(toolCall, result, isError, durationMs) {
   return message;
 }
 
+/**
+ * The events answering one unanswered tool call of a failed run (see agent.rs
+ * `handle_run_failure`): its `tool_execution_end` if it was started, then its
+ * error result message; none when the call cannot be read.
+ */
+export function unansweredEvents(call, failure, pending) {
+  const reason = failure.errorMessage;
+  const result = errorToolResult(`Tool call was not completed: the run ended early (${typeof reason === "string" ? reason : ""})`);
+  let message;
+  try {
+    message = toolResultMessage(call, result, true);
+  } catch {
+    return [];
+  }
+  const id = optionOf(call, "id");
+  const events = setHas(pending, id) ? [evToolEnd(id, optionOf(call, "name"), result, true)] : [];
+  events.push(evMessageStart(message), evMessageEnd(message));
+  return events;
+}
+/** The events that end a failed run with `failure`. */
+export const failureEvents = (failure) => [
+  evMessageStart(failure),
+  evMessageEnd(failure),
+  evTurnEnd(failure, []),
+  evAgentEnd([failure]),
+];
+
 export function failureMessage(model, stopReason, errorMessage, usage) {
   return {
     role: "assistant",
