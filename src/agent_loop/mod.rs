@@ -116,16 +116,6 @@ pub struct Hooks {
     pub sequential: bool,
 }
 
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(js_name = Object)]
-    type ConfigView;
-    #[wasm_bindgen(method, getter, structural, catch, js_name = apiKey)]
-    pub fn api_key(this: &ConfigView) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, structural, catch)]
-    pub fn identity(this: &ConfigView) -> Result<JsValue, JsValue>;
-}
-
 #[wasm_bindgen(module = "/src/js/glue.js")]
 extern "C" {
     #[wasm_bindgen(js_name = readHooks, catch)]

@@ -6,7 +6,7 @@ use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::run::thinking_level;
-use super::{ConfigView, Run};
+use super::Run;
 use crate::js::call;
 use crate::js::glue;
 use crate::js::view::{self, view};
@@ -35,6 +35,14 @@ extern "C" {
     fn final_result(stream: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = llmView, catch)]
     fn llm_view(messages: &Array) -> Result<JsValue, JsValue>;
+    /// The stream function's options: `apiKey` (the hook's, else the
+    /// config's), the merged `identity`, the `signal`.
+    #[wasm_bindgen(js_name = requestOptions, catch)]
+    fn request_options(
+        config: &JsValue,
+        api_key: &JsValue,
+        signal: &JsValue,
+    ) -> Result<JsValue, JsValue>;
 }
 
 pub async fn stream_assistant_response(
@@ -59,21 +67,14 @@ pub async fn stream_assistant_response(
     js_sys::Reflect::set(&llm_context, &JsValue::from_str("messages"), &llm_messages)?;
 
     let model = view(&config).model()?;
-    let mut api_key = match &hooks.get_api_key {
+    let api_key = match &hooks.get_api_key {
         Some(f) => {
             let provider = view::field(&model, |m| m.provider())?;
             call::call(f, &config, &[&provider]).await?
         }
         None => JsValue::UNDEFINED,
     };
-    if !api_key.is_truthy() {
-        api_key = config.unchecked_ref::<ConfigView>().api_key()?;
-    }
-    let identity = glue::merge_identity(
-        &glue::default_identity(),
-        &config.unchecked_ref::<ConfigView>().identity()?,
-    )?;
-    let options = glue::stream_options(&config, &api_key, &identity, &run.signal)?;
+    let options = request_options(&config, &api_key, &run.signal)?;
     let response = call::call(
         stream_fn,
         &JsValue::UNDEFINED,

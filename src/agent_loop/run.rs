@@ -11,29 +11,21 @@ use crate::js::glue;
 use crate::js::spawn::BoxFuture;
 use crate::js::view::{self, view};
 
-/// What a hook's `{ context?, model?, thinkingLevel? }` update changes.
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = updatedConfig, catch)]
+    fn updated_config(update: &JsValue, config: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// What a hook's `{ context?, model?, thinkingLevel? }` update changes. The
+/// context is taken first: it stays taken if reading the rest throws.
 fn apply_update(run: &Run, update: &JsValue) -> Result<(), JsValue> {
     let context = view(update).context()?;
-    if !context.is_undefined() && !context.is_null() {
+    if !view::is_nullish(&context) {
         *run.context.borrow_mut() = context;
     }
-    let config = run.config();
-    let c = view(&config);
-    let model = view(update).model()?;
-    let model = if model.is_undefined() || model.is_null() {
-        c.model()?
-    } else {
-        model
-    };
-    let level = view(update).thinking_level()?;
-    let reasoning = if level.is_undefined() {
-        c.reasoning()?
-    } else if view::is_str(&level, "off") {
-        JsValue::UNDEFINED
-    } else {
-        level
-    };
-    *run.config.borrow_mut() = glue::config_with(&config, &model, &reasoning)?;
+    let config = updated_config(update, &run.config())?;
+    *run.config.borrow_mut() = config;
     Ok(())
 }
 

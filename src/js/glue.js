@@ -297,9 +297,18 @@ export const contextWith = (context, messages) => ({ ...context, messages });
 export function configWith(config, model, reasoning) {
   return { ...config, model, reasoning };
 }
+/** `config` with a hook update's `model` and `thinkingLevel` (`"off"`: no reasoning) applied. */
+export function updatedConfig(update, config) {
+  const model = update.model ?? config.model;
+  const level = update.thinkingLevel;
+  return configWith(config, model, level === undefined ? config.reasoning : level === "off" ? undefined : level);
+}
 export function streamOptions(config, apiKey, identity, signal) {
   return { ...config, apiKey, identity, signal };
 }
+/** See request.rs: the hook's API key, else the config's; the identity over the default one. */
+export const requestOptions = (config, apiKey, signal) =>
+  streamOptions(config, apiKey || config.apiKey, mergeIdentity(getDefaultIdentity(), config.identity), signal);
 export function mergeIdentity(...sources) {
   let merged = {};
   for (const source of sources) {

@@ -96,25 +96,8 @@ extern "C" {
 
     #[wasm_bindgen(js_name = contextWith, catch)]
     pub fn context_with(context: &JsValue, messages: &JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = configWith, catch)]
-    pub fn config_with(
-        config: &JsValue,
-        model: &JsValue,
-        reasoning: &JsValue,
-    ) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = streamOptions, catch)]
-    pub fn stream_options(
-        config: &JsValue,
-        api_key: &JsValue,
-        identity: &JsValue,
-        signal: &JsValue,
-    ) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = mergeIdentity, catch)]
-    pub fn merge_identity(a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = stampThinking, catch)]
     pub fn stamp_thinking(message: &JsValue, level: &JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = getDefaultIdentity)]
-    pub fn default_identity() -> JsValue;
     #[wasm_bindgen(js_name = withArguments, catch)]
     pub fn with_arguments(tool_call: &JsValue, args: &JsValue) -> Result<JsValue, JsValue>;
 
