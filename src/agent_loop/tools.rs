@@ -71,6 +71,10 @@ extern "C" {
     fn js_string(value: &JsValue) -> Result<String, JsValue>;
     #[wasm_bindgen(js_name = findTool, catch)]
     fn find_tool_js(tools: &JsValue, name: &JsValue) -> Result<JsValue, JsValue>;
+    /// The error result of a `beforeToolCall` outcome that blocks the call,
+    /// else `undefined`.
+    #[wasm_bindgen(js_name = blockedResult, catch)]
+    fn blocked_result(outcome: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 /// `message.content.filter(c => c.type === "toolCall")`, failing where the
@@ -146,18 +150,9 @@ async fn prepare_checked(
         if is_aborted(signal) {
             return Ok(Preparation::Immediate(error_result(msg::OPERATION_ABORTED)));
         }
-        if view::is_object(&r) && view(&r).block()?.is_truthy() {
-            let reason = view(&r).reason()?;
-            let text = if reason.is_truthy() {
-                reason
-            } else {
-                JsValue::from_str(msg::TOOL_BLOCKED)
-            };
-            let result = glue::error_tool_result(&text);
-            if view(&r).terminate()? == JsValue::TRUE {
-                js_sys::Reflect::set(&result, &JsValue::from_str("terminate"), &JsValue::TRUE)?;
-            }
-            return Ok(Preparation::Immediate(result));
+        let blocked = blocked_result(&r)?;
+        if !blocked.is_undefined() {
+            return Ok(Preparation::Immediate(blocked));
         }
     }
     Ok(Preparation::Prepared {
@@ -418,33 +413,19 @@ pub async fn execute_tool_calls(
 }
 
 /// Runs one prepared call to its finalized outcome and first delivery error.
+#[allow(clippy::too_many_arguments)]
 async fn run_prepared(
-    run: &Run,
     context: &JsValue,
     assistant: &JsValue,
     tool_call: &JsValue,
     tool: &JsValue,
     args: &JsValue,
     hooks: &ToolHooks<'_>,
+    signal: &JsValue,
+    updates: UpdateSink,
 ) -> Result<(Finalized, Option<JsValue>), JsValue> {
-    let executed = execute_prepared(
-        tool_call,
-        tool,
-        args,
-        &run.signal,
-        UpdateSink::Run(run.sink.clone()),
-    )
-    .await?;
-    finalize(
-        context,
-        assistant,
-        tool_call,
-        args,
-        executed,
-        hooks,
-        &run.signal,
-    )
-    .await
+    let executed = execute_prepared(tool_call, tool, args, signal, updates).await?;
+    finalize(context, assistant, tool_call, args, executed, hooks, signal).await
 }
 
 enum Recorded {
@@ -523,7 +504,17 @@ async fn batch(
                         None,
                     )
                 } else {
-                    run_prepared(run, context, assistant, &tool_call, &tool, &args, hooks).await?
+                    run_prepared(
+                        context,
+                        assistant,
+                        &tool_call,
+                        &tool,
+                        &args,
+                        hooks,
+                        &run.signal,
+                        UpdateSink::Run(run.sink.clone()),
+                    )
+                    .await?
                 }
             }
         };
@@ -572,16 +563,15 @@ pub async fn run_tool_call(
             tool,
             args,
         } => {
-            let executed = execute_prepared(
+            match run_prepared(
+                context,
+                assistant,
                 &tool_call,
                 &tool,
                 &args,
+                hooks,
                 signal,
                 UpdateSink::Callback(on_update),
-            )
-            .await?;
-            match finalize(
-                context, assistant, &tool_call, &args, executed, hooks, signal,
             )
             .await?
             {

@@ -33,5 +33,4 @@ pub mod msg {
     pub const NO_MESSAGES_TO_CONTINUE: &str = "No messages to continue from";
     pub const LISTENER_OUTSIDE_RUN: &str = "Agent listener invoked outside active run";
     pub const OPERATION_ABORTED: &str = "Operation aborted";
-    pub const TOOL_BLOCKED: &str = "Tool execution was blocked";
 }

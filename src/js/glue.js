@@ -213,6 +213,13 @@ export function evToolEnd(toolCallId, toolName, result, isError, durationMs) {
 // ---- messages and results -----------------------------------------------------
 
 export const errorToolResult = (text) => ({ content: [{ type: "text", text }], details: {} });
+/** A blocking `beforeToolCall` outcome's error result (`terminate` kept), else `undefined`. */
+export function blockedResult(outcome) {
+  if (!isObjectLike(outcome) || !outcome.block) return undefined;
+  const result = errorToolResult(outcome.reason || "Tool execution was blocked");
+  if (outcome.terminate === true) result.terminate = true;
+  return result;
+}
 
 export function toolResultMessage(toolCall, result, isError, durationMs) {
   const message = {
