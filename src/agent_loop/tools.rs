@@ -75,6 +75,9 @@ extern "C" {
     /// else `undefined`.
     #[wasm_bindgen(js_name = blockedResult, catch)]
     fn blocked_result(outcome: &JsValue) -> Result<JsValue, JsValue>;
+    /// `[result, isError]` of what `execute` returned (`ok`) or threw.
+    #[wasm_bindgen(js_name = executedResult, catch)]
+    fn executed_result(ok: bool, value: &JsValue) -> Result<Array, JsValue>;
 }
 
 /// `message.content.filter(c => c.type === "toolCall")`, failing where the
@@ -218,21 +221,12 @@ async fn execute_prepared(
             update_error.get_or_insert(e);
         }
     }
-    let (result, is_error) = match outcome {
-        Ok(result) if view::is_nullish(&result) => {
-            let text = if result.is_null() {
-                "Cannot read properties of null (reading 'isError')"
-            } else {
-                "Cannot read properties of undefined (reading 'isError')"
-            };
-            (error_result(text), JsValue::TRUE)
-        }
-        Ok(result) => match view(&result).is_error() {
-            Ok(flag) => (result, JsValue::from_bool(flag == JsValue::TRUE)),
-            Err(error) => (error_result_of(&error)?, JsValue::TRUE),
-        },
-        Err(error) => (error_result_of(&error)?, JsValue::TRUE),
+    let (ok, value) = match outcome {
+        Ok(value) => (true, value),
+        Err(error) => (false, error),
     };
+    let pair = executed_result(ok, &value)?;
+    let (result, is_error) = (pair.get(0), pair.get(1));
     Ok(Executed {
         result,
         is_error,

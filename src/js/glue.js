@@ -213,6 +213,22 @@ export function evToolEnd(toolCallId, toolName, result, isError, durationMs) {
 // ---- messages and results -----------------------------------------------------
 
 export const errorToolResult = (text) => ({ content: [{ type: "text", text }], details: {} });
+/**
+ * `[result, isError]` of a settled `execute`: its result and whether it says
+ * `isError: true`, or an error result (a failure, a result that cannot be read).
+ * `errText` throwing propagates.
+ */
+export function executedResult(ok, value) {
+  if (ok) {
+    if (value == null) return [errorToolResult(`Cannot read properties of ${value} (reading 'isError')`), true];
+    try {
+      return [value, value.isError === true];
+    } catch (error) {
+      value = error;
+    }
+  }
+  return [errorToolResult(errText(value)), true];
+}
 /** A blocking `beforeToolCall` outcome's error result (`terminate` kept), else `undefined`. */
 export function blockedResult(outcome) {
   if (!isObjectLike(outcome) || !outcome.block) return undefined;
