@@ -12,17 +12,27 @@
 //! compiles.
 
 use super::host::Host;
-use super::{cat, one_of};
+use super::{cat, one_of, split_ascii, split_once_ascii};
 
 const V4: &str =
     "(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 
-/// RFC 3986 IPv6address, as TypeBox spells it (`H` = one hex group).
+/// RFC 3986 IPv6address, as TypeBox spells it (`H` = one hex group, `L` =
+/// the last 32 bits, `V` = an IPv4 address).
 fn v6() -> String {
-    "(?:(?:H:){6}L|::(?:H:){5}L|(?:H)?::(?:H:){4}L|(?:(?:H:){0,1}H)?::(?:H:){3}L|(?:(?:H:){0,2}H)?::(?:H:){2}L|(?:(?:H:){0,3}H)?::H:L|(?:(?:H:){0,4}H)?::L|(?:(?:H:){0,5}H)?::H|(?:(?:H:){0,6}H)?::)"
-        .replace('L', "(?:H:H|V)")
-        .replace('H', "[\\da-f]{1,4}")
-        .replace('V', V4)
+    fn expand(out: &mut String, t: &str) {
+        for c in t.chars() {
+            match c {
+                'L' => expand(out, "(?:H:H|V)"),
+                'H' => out.push_str("[\\da-f]{1,4}"),
+                'V' => out.push_str(V4),
+                _ => out.push(c),
+            }
+        }
+    }
+    let mut out = String::new();
+    expand(&mut out, "(?:(?:H:){6}L|::(?:H:){5}L|(?:H)?::(?:H:){4}L|(?:(?:H:){0,1}H)?::(?:H:){3}L|(?:(?:H:){0,2}H)?::(?:H:){2}L|(?:(?:H:){0,3}H)?::H:L|(?:(?:H:){0,4}H)?::L|(?:(?:H:){0,5}H)?::H|(?:(?:H:){0,6}H)?::)");
+    out
 }
 
 /// TypeBox's `uri` (relative = false) and `uri-reference` (relative = true).
@@ -172,7 +182,7 @@ fn narrow_ipv_future(s: &str) -> String {
         return s.into();
     }
     let b = s.as_bytes();
-    for (i, _) in s.match_indices('[') {
+    for (i, _) in b.iter().enumerate().filter(|(_, c)| **c == b'[') {
         let rest = b.get(i + 1..).unwrap_or_default();
         if !matches!(rest.first(), Some(b'v' | b'V')) {
             continue;
@@ -317,7 +327,7 @@ fn unicode_label(h: &dyn Host, l: &str) -> bool {
 fn punycode(input: &str) -> Option<String> {
     let (mut n, mut i, mut bias) = (128u32, 0u32, 72u32);
     let mut out: Vec<u32> = Vec::new();
-    let rest = match input.rsplit_once('-') {
+    let rest = match split_once_ascii(input, b'-', true) {
         Some((basic, rest)) => {
             if !basic.is_ascii() {
                 return None;
@@ -381,7 +391,7 @@ fn puny_label(h: &dyn Host, l: &str) -> bool {
         return false;
     }
     let body = l.get(4..).unwrap_or_default().to_ascii_lowercase();
-    if body.rfind('-') == Some(0) {
+    if body.bytes().rposition(|b| b == b'-') == Some(0) {
         return false;
     }
     punycode(&body).is_some_and(|d| !d.is_ascii() && unicode_label(h, &d))
@@ -391,7 +401,7 @@ fn hostname(h: &dyn Host, s: &str) -> bool {
     !s.is_empty()
         && s.encode_utf16().count() <= 253
         && !s.ends_with('.')
-        && s.split('.').all(|l| {
+        && split_ascii(s, b'.').iter().all(|l| {
             let n = l.encode_utf16().count();
             n > 0 && n <= 63 && (puny_label(h, l) || ascii_label(l))
         })
@@ -411,7 +421,7 @@ fn idn_hostname(h: &dyn Host, s: &str) -> bool {
         })
         .collect();
     norm.encode_utf16().count() <= 253
-        && norm.split('.').all(|l| {
+        && split_ascii(&norm, b'.').iter().all(|l| {
             let n = l.encode_utf16().count();
             n > 0 && n <= 63 && (puny_label(h, l) || unicode_label(h, l))
         })

@@ -10,7 +10,7 @@
 
 use super::host::Host;
 use super::jsnum::js_rem;
-use super::{cat, format, join, one_of};
+use super::{cat, format, join, one_of, split_ascii, split_once_ascii};
 use crate::json::num::usize_to_string;
 use crate::json::{Map, Value};
 use std::cell::Cell;
@@ -30,33 +30,37 @@ pub(crate) enum Path<'a> {
 }
 
 impl Path<'_> {
+    /// The JSON pointer with every `/` (in keys too) already turned into `.`.
     fn render(&self, out: &mut String) {
         match self {
             Path::Root => {}
             Path::Key(p, k) => {
                 p.render(out);
-                out.push('/');
-                out.push_str(k);
+                out.push('.');
+                for c in k.chars() {
+                    out.push(if c == '/' { '.' } else { c });
+                }
             }
             Path::Idx(p, i) => {
                 p.render(out);
-                out.push('/');
+                out.push('.');
                 out.push_str(&usize_to_string(*i));
             }
         }
     }
 }
 
-/// pi-ai's `formatValidationPath` and line layout.
+/// pi-ai's `formatValidationPath` (`/` → `.` after dropping the leading `/`)
+/// and line layout.
 fn line(p: &Path, required: Option<&str>, msg: &str) -> String {
     let mut raw = String::new();
     p.render(&mut raw);
-    let base = raw.strip_prefix('/').unwrap_or(&raw).replace('/', ".");
+    let base = raw.strip_prefix('.').unwrap_or(&raw);
     let path = match required {
         Some(r) if !r.is_empty() && base.is_empty() => r,
-        Some(r) if !r.is_empty() => return cat(&["  - ", &base, ".", r, ": ", msg]),
+        Some(r) if !r.is_empty() => return cat(&["  - ", base, ".", r, ": ", msg]),
         _ if base.is_empty() => "root",
-        _ => &base,
+        _ => base,
     };
     cat(&["  - ", path, ": ", msg])
 }
@@ -555,7 +559,7 @@ fn percent_decode(s: &str) -> String {
 
 fn pointer<'v>(doc: &'v Value, ptr: &str) -> Option<&'v Value> {
     let mut cur = doc;
-    for tok in ptr.split('/').skip(1) {
+    for tok in split_ascii(ptr, b'/').into_iter().skip(1) {
         let tok = decode_pointer_token(tok);
         cur = match cur {
             Value::Object(m) => m.get(&tok)?,
@@ -627,7 +631,7 @@ impl<'a> Engine<'a> {
         if let Some(t) = self.defs.and_then(|d| d.get(r)) {
             return Some(t);
         }
-        let (base, frag) = match r.split_once('#') {
+        let (base, frag) = match split_once_ascii(r, b'#', false) {
             Some((b, f)) => (b, f),
             None => (r, ""),
         };
@@ -635,9 +639,9 @@ impl<'a> Engine<'a> {
             self.root
         } else {
             let id = |m: &Map| {
-                m.get("$id")
-                    .and_then(Value::as_str)
-                    .is_some_and(|id| id.split('#').next() == Some(base))
+                m.get("$id").and_then(Value::as_str).is_some_and(|id| {
+                    split_once_ascii(id, b'#', false).map_or(id, |(b, _)| b) == base
+                })
             };
             find(self.root, &id, 0)?
         };
