@@ -687,6 +687,40 @@ impl<'a> Engine<'a> {
         r
     }
 
+    /// A property against its schema in a pushed frame, recorded as evaluated.
+    fn prop(&self, cx: &mut Cx, p: &Path, k: &str, s: &Value, x: &Value) -> bool {
+        self.push_schema(cx, &Path::Key(p, k), s, x) && cx.add_key(k)
+    }
+
+    /// Items from index `from` against `list[i]` (`Ok`, up to its length) or
+    /// one schema (`Err`), each like [`Self::prop`]; after a failure only
+    /// `keep_going` visits the rest.
+    fn items_from(
+        &self,
+        cx: &mut Cx,
+        p: &Path,
+        a: &[Value],
+        from: usize,
+        schemas: Result<&[Value], &Value>,
+        keep_going: bool,
+    ) -> bool {
+        let mut r = true;
+        for (i, x) in a.iter().enumerate().skip(from) {
+            let s = match schemas {
+                Ok(list) => match list.get(i) {
+                    Some(s) => s,
+                    None => break,
+                },
+                Err(s) => s,
+            };
+            if (r || keep_going) && !(self.push_schema(cx, &Path::Idx(p, i), s, x) && cx.add_idx(i))
+            {
+                r = false;
+            }
+        }
+        r
+    }
+
     /// `CheckSchema` on the same context without recording errors.
     fn check_in(&self, cx: &mut Cx, s: &Value, v: &Value) -> bool {
         let errs = cx.errs.take();
@@ -738,9 +772,7 @@ impl<'a> Engine<'a> {
                     let mut r = true;
                     for (k, s) in props.iter() {
                         if let Some(x) = o.get(k) {
-                            if (r || all)
-                                && !(self.push_schema(cx, &Path::Key(p, k), s, x) && cx.add_key(k))
-                            {
+                            if (r || all) && !self.prop(cx, p, k, s, x) {
                                 r = false;
                             }
                         }
@@ -766,14 +798,7 @@ impl<'a> Engine<'a> {
                 if let (Some(ai), Some(Value::Array(list))) =
                     (schema_kw(m, "additionalItems"), items(m))
                 {
-                    let mut r = true;
-                    for (i, x) in a.iter().enumerate().skip(list.len()) {
-                        if !(self.push_schema(cx, &Path::Idx(p, i), ai, x) && cx.add_idx(i)) {
-                            r = false;
-                            break;
-                        }
-                    }
-                    kw!(r);
+                    kw!(self.items_from(cx, p, a, list.len(), Err(ai), false));
                 }
                 let contains = schema_kw(m, "contains");
                 if let Some(c) = contains {
@@ -788,32 +813,13 @@ impl<'a> Engine<'a> {
                     }
                 }
                 if let Some(it) = items(m) {
-                    let mut r = true;
-                    match it {
-                        Value::Array(list) => {
-                            for (i, s) in list.iter().enumerate() {
-                                if let Some(x) = a.get(i) {
-                                    if (r || all)
-                                        && !(self.push_schema(cx, &Path::Idx(p, i), s, x)
-                                            && cx.add_idx(i))
-                                    {
-                                        r = false;
-                                    }
-                                }
-                            }
-                        }
+                    let r = match it {
+                        Value::Array(list) => self.items_from(cx, p, a, 0, Ok(list), all),
                         s => {
                             let off = schemas(m.get("prefixItems")).map_or(0, Vec::len);
-                            for (i, x) in a.iter().enumerate().skip(off) {
-                                if (r || all)
-                                    && !(self.push_schema(cx, &Path::Idx(p, i), s, x)
-                                        && cx.add_idx(i))
-                                {
-                                    r = false;
-                                }
-                            }
+                            self.items_from(cx, p, a, off, Err(s), all)
                         }
-                    }
+                    };
                     kw!(r);
                 }
                 if let (Some(c), Some(max)) = (contains, num_kw(m, "maxContains")) {
@@ -836,20 +842,7 @@ impl<'a> Engine<'a> {
                     kw!(a.len() as f64 >= n || cx.fail(p, None, Msg::Limit("fewer", n, "items")));
                 }
                 if let Some(list) = schemas(m.get("prefixItems")) {
-                    let mut r = true;
-                    if !a.is_empty() {
-                        for (i, s) in list.iter().enumerate() {
-                            if let Some(x) = a.get(i) {
-                                if (r || all)
-                                    && !(self.push_schema(cx, &Path::Idx(p, i), s, x)
-                                        && cx.add_idx(i))
-                                {
-                                    r = false;
-                                }
-                            }
-                        }
-                    }
-                    kw!(r);
+                    kw!(self.items_from(cx, p, a, 0, Ok(list), all));
                 }
                 if m.get("uniqueItems") == Some(&TRUE) {
                     kw!(!has_duplicates(a)
@@ -1006,7 +999,7 @@ impl<'a> Engine<'a> {
             {
                 continue;
             }
-            if !(self.push_schema(cx, &Path::Key(p, k), ap, x) && cx.add_key(k)) {
+            if !self.prop(cx, p, k, ap, x) {
                 ok = false;
                 if !cx.all() {
                     break;
@@ -1064,10 +1057,7 @@ impl<'a> Engine<'a> {
         let mut ok = true;
         for (pat, s) in pp.iter() {
             for (k, x) in o.iter() {
-                if (ok || cx.all())
-                    && self.test(pat, k)
-                    && !(self.push_schema(cx, &Path::Key(p, k), s, x) && cx.add_key(k))
-                {
+                if (ok || cx.all()) && self.test(pat, k) && !self.prop(cx, p, k, s, x) {
                     ok = false;
                 }
             }
