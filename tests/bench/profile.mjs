@@ -39,6 +39,7 @@ const SCENARIO_DEFS = {
   S4a: { scenario: "s4", params: { variant: "s4a", kind: "text", deltas: 20_000 }, events: 20_000, per: "text delta", runs: 5 },
   S2: { scenario: "s2", params: { turns: 200, tools: 8 }, events: 200, per: "turn", runs: 3 },
   "S3-50000": { scenario: "s3", params: { size: 50_000, prompts: 100 }, events: 100, per: "prompt", runs: 1 },
+  "S3-500": { scenario: "s3", params: { size: 500, prompts: 100 }, events: 100, per: "prompt", runs: 5 },
 };
 const chosen = (value("--scenarios") ?? "S1,S4b,S2,S3-50000,S4a").split(",");
 for (const id of chosen) if (!SCENARIO_DEFS[id]) throw new Error(`unknown scenario ${id}; one of ${Object.keys(SCENARIO_DEFS)}`);

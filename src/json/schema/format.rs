@@ -12,17 +12,27 @@
 //! compiles.
 
 use super::host::Host;
-use super::{cat, one_of};
+use super::{cat, one_of, split_ascii, split_once_ascii};
 
 const V4: &str =
     "(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";
 
-/// RFC 3986 IPv6address, as TypeBox spells it (`H` = one hex group).
+/// RFC 3986 IPv6address, as TypeBox spells it (`H` = one hex group, `L` =
+/// the last 32 bits, `V` = an IPv4 address).
 fn v6() -> String {
-    "(?:(?:H:){6}L|::(?:H:){5}L|(?:H)?::(?:H:){4}L|(?:(?:H:){0,1}H)?::(?:H:){3}L|(?:(?:H:){0,2}H)?::(?:H:){2}L|(?:(?:H:){0,3}H)?::H:L|(?:(?:H:){0,4}H)?::L|(?:(?:H:){0,5}H)?::H|(?:(?:H:){0,6}H)?::)"
-        .replace('L', "(?:H:H|V)")
-        .replace('H', "[\\da-f]{1,4}")
-        .replace('V', V4)
+    fn expand(out: &mut String, t: &str) {
+        for c in t.chars() {
+            match c {
+                'L' => expand(out, "(?:H:H|V)"),
+                'H' => out.push_str("[\\da-f]{1,4}"),
+                'V' => out.push_str(V4),
+                _ => out.push(c),
+            }
+        }
+    }
+    let mut out = String::new();
+    expand(&mut out, "(?:(?:H:){6}L|::(?:H:){5}L|(?:H)?::(?:H:){4}L|(?:(?:H:){0,1}H)?::(?:H:){3}L|(?:(?:H:){0,2}H)?::(?:H:){2}L|(?:(?:H:){0,3}H)?::H:L|(?:(?:H:){0,4}H)?::L|(?:(?:H:){0,5}H)?::H|(?:(?:H:){0,6}H)?::)");
+    out
 }
 
 /// TypeBox's `uri` (relative = false) and `uri-reference` (relative = true).
@@ -66,53 +76,100 @@ fn re(h: &dyn Host, src: &str, flags: &str, s: &str) -> bool {
     h.regex_test(src, flags, s).unwrap_or(false)
 }
 
+/// How [`test`] checks a format.
+#[derive(Clone, Copy)]
+enum Check {
+    /// One of TypeBox's expressions: source, flags.
+    Re(&'static str, &'static str),
+    DateTime,
+    Date,
+    Time,
+    Hostname,
+    IdnHostname,
+    Ipv4,
+    Ipv6,
+    IriReference,
+    Iri,
+    Regex,
+    UriReference,
+    Uri,
+    Url,
+}
+
+/// TypeBox's default registry, looked up by name (one table instead of a
+/// string `match`, whose comparisons cost more code than the data).
+const FORMATS: &[(&str, Check)] = &[
+    ("date-time", Check::DateTime),
+    ("date", Check::Date),
+    ("time", Check::Time),
+    ("duration", Check::Re(DURATION, "")),
+    ("email", Check::Re(EMAIL, "i")),
+    ("hostname", Check::Hostname),
+    ("idn-email", Check::Re(IDN_EMAIL, "iu")),
+    ("idn-hostname", Check::IdnHostname),
+    ("ipv4", Check::Ipv4),
+    ("ipv6", Check::Ipv6),
+    ("iri-reference", Check::IriReference),
+    ("iri", Check::Iri),
+    (
+        "json-pointer-uri-fragment",
+        Check::Re(
+            "^#(?:\\/(?:[a-z0-9_\\-.!$&'()*+,;:=@]|%[0-9a-f]{2}|~0|~1)*)*$",
+            "i",
+        ),
+    ),
+    ("json-pointer", Check::Re("^(?:\\/(?:[^~/]|~0|~1)*)*$", "")),
+    ("regex", Check::Regex),
+    (
+        "relative-json-pointer",
+        Check::Re("^(?:0|[1-9][0-9]*)(?:#|(?:\\/(?:[^~/]|~0|~1)*)*)$", ""),
+    ),
+    ("uri-reference", Check::UriReference),
+    ("uri-template", Check::Re(URI_TEMPLATE, "i")),
+    ("uri", Check::Uri),
+    ("url", Check::Url),
+    (
+        "uuid",
+        Check::Re("^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$", "i"),
+    ),
+];
+
 /// `Format.Test(format, value)`.
 pub(crate) fn test(h: &dyn Host, format: &str, s: &str) -> bool {
-    match format {
-        "date-time" => {
-            let parts: Vec<&str> = s.split(['T', 't']).collect();
-            matches!(parts.as_slice(), [d, t] if date(d) && time(t))
-        }
-        "date" => date(s),
-        "time" => time(s),
-        "duration" => re(h, DURATION, "", s),
-        "email" => re(h, EMAIL, "i", s),
-        "hostname" => hostname(h, s),
-        "idn-email" => re(h, IDN_EMAIL, "iu", s),
-        "idn-hostname" => idn_hostname(h, s),
-        "ipv4" => re(h, &cat(&["^", V4, "$"]), "", s),
-        "ipv6" => re(h, &cat(&["^", &v6(), "$"]), "i", s),
-        "iri-reference" => {
+    let check = match FORMATS.iter().find(|(name, _)| *name == format) {
+        Some((_, c)) => *c,
+        None => return true,
+    };
+    match check {
+        Check::Re(src, flags) => re(h, src, flags, s),
+        // Exactly one `T`/`t`: `time` accepts neither.
+        Check::DateTime => match s.bytes().position(|b| b == b'T' || b == b't') {
+            Some(i) => {
+                date(s.get(..i).unwrap_or_default()) && time(s.get(i + 1..).unwrap_or_default())
+            }
+            None => false,
+        },
+        Check::Date => date(s),
+        Check::Time => time(s),
+        Check::Hostname => hostname(h, s),
+        Check::IdnHostname => idn_hostname(h, s),
+        Check::Ipv4 => re(h, &cat(&["^", V4, "$"]), "", s),
+        Check::Ipv6 => re(h, &cat(&["^", &v6(), "$"]), "i", s),
+        Check::IriReference => {
             !s.chars().any(|c| c <= ' ' || c == '\u{7f}' || c == '\\')
                 && percent_ok(s)
                 && !re(h, MALFORMED_SCHEME, "", s)
                 && h.url_can_parse(s, Some("http://example.com"))
         }
-        "iri" => {
+        Check::Iri => {
             !s.chars().any(|c| c <= ' ' || one_of("<>^`{|}\\", c))
                 && percent_ok(s)
                 && h.url_can_parse(&narrow_ipv_future(s), None)
         }
-        "json-pointer-uri-fragment" => re(
-            h,
-            "^#(?:\\/(?:[a-z0-9_\\-.!$&'()*+,;:=@]|%[0-9a-f]{2}|~0|~1)*)*$",
-            "i",
-            s,
-        ),
-        "json-pointer" => re(h, "^(?:\\/(?:[^~/]|~0|~1)*)*$", "", s),
-        "regex" => h.regex_test(s, "u", "").is_ok(),
-        "relative-json-pointer" => re(
-            h,
-            "^(?:0|[1-9][0-9]*)(?:#|(?:\\/(?:[^~/]|~0|~1)*)*)$",
-            "",
-            s,
-        ),
-        "uri-reference" => re(h, &uri_regex(true), "i", s),
-        "uri-template" => re(h, URI_TEMPLATE, "i", s),
-        "uri" => re(h, &uri_regex(false), "i", s),
-        "url" => h.url_can_parse(s, None),
-        "uuid" => re(h, "^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$", "i", s),
-        _ => true,
+        Check::Regex => h.regex_test(s, "u", "").is_ok(),
+        Check::UriReference => re(h, &uri_regex(true), "i", s),
+        Check::Uri => re(h, &uri_regex(false), "i", s),
+        Check::Url => h.url_can_parse(s, None),
     }
 }
 
@@ -125,7 +182,7 @@ fn narrow_ipv_future(s: &str) -> String {
         return s.into();
     }
     let b = s.as_bytes();
-    for (i, _) in s.match_indices('[') {
+    for (i, _) in b.iter().enumerate().filter(|(_, c)| **c == b'[') {
         let rest = b.get(i + 1..).unwrap_or_default();
         if !matches!(rest.first(), Some(b'v' | b'V')) {
             continue;
@@ -270,7 +327,7 @@ fn unicode_label(h: &dyn Host, l: &str) -> bool {
 fn punycode(input: &str) -> Option<String> {
     let (mut n, mut i, mut bias) = (128u32, 0u32, 72u32);
     let mut out: Vec<u32> = Vec::new();
-    let rest = match input.rsplit_once('-') {
+    let rest = match split_once_ascii(input, b'-', true) {
         Some((basic, rest)) => {
             if !basic.is_ascii() {
                 return None;
@@ -334,7 +391,7 @@ fn puny_label(h: &dyn Host, l: &str) -> bool {
         return false;
     }
     let body = l.get(4..).unwrap_or_default().to_ascii_lowercase();
-    if body.rfind('-') == Some(0) {
+    if body.bytes().rposition(|b| b == b'-') == Some(0) {
         return false;
     }
     punycode(&body).is_some_and(|d| !d.is_ascii() && unicode_label(h, &d))
@@ -344,7 +401,7 @@ fn hostname(h: &dyn Host, s: &str) -> bool {
     !s.is_empty()
         && s.encode_utf16().count() <= 253
         && !s.ends_with('.')
-        && s.split('.').all(|l| {
+        && split_ascii(s, b'.').iter().all(|l| {
             let n = l.encode_utf16().count();
             n > 0 && n <= 63 && (puny_label(h, l) || ascii_label(l))
         })
@@ -364,7 +421,7 @@ fn idn_hostname(h: &dyn Host, s: &str) -> bool {
         })
         .collect();
     norm.encode_utf16().count() <= 253
-        && norm.split('.').all(|l| {
+        && split_ascii(&norm, b'.').iter().all(|l| {
             let n = l.encode_utf16().count();
             n > 0 && n <= 63 && (puny_label(h, l) || unicode_label(h, l))
         })

@@ -140,6 +140,30 @@ pub(crate) fn one_of(set: &str, c: char) -> bool {
     set.chars().any(|x| x == c)
 }
 
+/// `s.split_once(sep)` (or `rsplit_once` when `last`) for an ASCII `sep`: a
+/// byte scan, where `core`'s char searchers cost about 1 KB of wasm.
+pub(crate) fn split_once_ascii(s: &str, sep: u8, last: bool) -> Option<(&str, &str)> {
+    let mut b = s.as_bytes().iter();
+    let i = if last {
+        b.rposition(|c| *c == sep)
+    } else {
+        b.position(|c| *c == sep)
+    }?;
+    Some((s.get(..i)?, s.get(i + 1..)?))
+}
+
+/// `s.split(sep)` for an ASCII `sep` (see [`split_once_ascii`]).
+pub(crate) fn split_ascii(s: &str, sep: u8) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some((head, tail)) = split_once_ascii(rest, sep, false) {
+        out.push(head);
+        rest = tail;
+    }
+    out.push(rest);
+    out
+}
+
 /// `parts.concat()`: string building without `core::fmt`.
 pub(crate) fn cat(parts: &[&str]) -> String {
     let mut s = String::with_capacity(parts.iter().map(|p| p.len()).sum());

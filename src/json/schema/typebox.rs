@@ -151,33 +151,19 @@ fn from_type(h: &dyn Host, s: &Value, v: Value, defs: Option<&Map>, depth: u32) 
         },
         Some("Null") => try_null(&v).unwrap_or(v),
         Some("Number") => try_number(h, &v).map_or(v, Value::Number),
-        Some("Object") => match v {
+        // Object and Record differ only in where the known keys come from.
+        Some(k @ ("Object" | "Record")) => match v {
             Value::Object(mut o) => {
-                let props = match s.get("properties") {
+                let known = if k == "Object" {
+                    "properties"
+                } else {
+                    "patternProperties"
+                };
+                let props = match s.get(known) {
                     Some(Value::Object(p)) => p.iter().map(|(k, x)| (k.as_str(), x)).collect(),
                     _ => Vec::new(),
                 };
                 let entries = matchers(h, &props)?;
-                let keys: Vec<String> = o.keys().cloned().collect();
-                for (m, ps) in &entries {
-                    for k in keys.iter().filter(|k| m.test(h, k)) {
-                        if let Some(x) = o.get_mut(k) {
-                            *x = from_type(h, ps, take(x), defs, d)?;
-                        }
-                    }
-                }
-                additional(h, s, &entries, &mut o, defs, d)?;
-                Value::Object(o)
-            }
-            other => other,
-        },
-        Some("Record") => match v {
-            Value::Object(mut o) => {
-                let pats = match s.get("patternProperties") {
-                    Some(Value::Object(p)) => p.iter().map(|(k, x)| (k.as_str(), x)).collect(),
-                    _ => Vec::new(),
-                };
-                let entries = matchers(h, &pats)?;
                 let keys: Vec<String> = o.keys().cloned().collect();
                 for (m, ps) in &entries {
                     for k in keys.iter().filter(|k| m.test(h, k)) {

@@ -10,7 +10,7 @@
 
 use super::host::Host;
 use super::jsnum::js_rem;
-use super::{cat, format, join, one_of};
+use super::{cat, format, join, one_of, split_ascii, split_once_ascii};
 use crate::json::num::usize_to_string;
 use crate::json::{Map, Value};
 use std::cell::Cell;
@@ -30,33 +30,37 @@ pub(crate) enum Path<'a> {
 }
 
 impl Path<'_> {
+    /// The JSON pointer with every `/` (in keys too) already turned into `.`.
     fn render(&self, out: &mut String) {
         match self {
             Path::Root => {}
             Path::Key(p, k) => {
                 p.render(out);
-                out.push('/');
-                out.push_str(k);
+                out.push('.');
+                for c in k.chars() {
+                    out.push(if c == '/' { '.' } else { c });
+                }
             }
             Path::Idx(p, i) => {
                 p.render(out);
-                out.push('/');
+                out.push('.');
                 out.push_str(&usize_to_string(*i));
             }
         }
     }
 }
 
-/// pi-ai's `formatValidationPath` and line layout.
+/// pi-ai's `formatValidationPath` (`/` → `.` after dropping the leading `/`)
+/// and line layout.
 fn line(p: &Path, required: Option<&str>, msg: &str) -> String {
     let mut raw = String::new();
     p.render(&mut raw);
-    let base = raw.strip_prefix('/').unwrap_or(&raw).replace('/', ".");
+    let base = raw.strip_prefix('.').unwrap_or(&raw);
     let path = match required {
         Some(r) if !r.is_empty() && base.is_empty() => r,
-        Some(r) if !r.is_empty() => return cat(&["  - ", &base, ".", r, ": ", msg]),
+        Some(r) if !r.is_empty() => return cat(&["  - ", base, ".", r, ": ", msg]),
         _ if base.is_empty() => "root",
-        _ => &base,
+        _ => base,
     };
     cat(&["  - ", path, ": ", msg])
 }
@@ -555,7 +559,7 @@ fn percent_decode(s: &str) -> String {
 
 fn pointer<'v>(doc: &'v Value, ptr: &str) -> Option<&'v Value> {
     let mut cur = doc;
-    for tok in ptr.split('/').skip(1) {
+    for tok in split_ascii(ptr, b'/').into_iter().skip(1) {
         let tok = decode_pointer_token(tok);
         cur = match cur {
             Value::Object(m) => m.get(&tok)?,
@@ -627,7 +631,7 @@ impl<'a> Engine<'a> {
         if let Some(t) = self.defs.and_then(|d| d.get(r)) {
             return Some(t);
         }
-        let (base, frag) = match r.split_once('#') {
+        let (base, frag) = match split_once_ascii(r, b'#', false) {
             Some((b, f)) => (b, f),
             None => (r, ""),
         };
@@ -635,9 +639,9 @@ impl<'a> Engine<'a> {
             self.root
         } else {
             let id = |m: &Map| {
-                m.get("$id")
-                    .and_then(Value::as_str)
-                    .is_some_and(|id| id.split('#').next() == Some(base))
+                m.get("$id").and_then(Value::as_str).is_some_and(|id| {
+                    split_once_ascii(id, b'#', false).map_or(id, |(b, _)| b) == base
+                })
             };
             find(self.root, &id, 0)?
         };
@@ -679,6 +683,40 @@ impl<'a> Engine<'a> {
         let r = self.schema(cx, p, s, v);
         if r {
             cx.frames.pop();
+        }
+        r
+    }
+
+    /// A property against its schema in a pushed frame, recorded as evaluated.
+    fn prop(&self, cx: &mut Cx, p: &Path, k: &str, s: &Value, x: &Value) -> bool {
+        self.push_schema(cx, &Path::Key(p, k), s, x) && cx.add_key(k)
+    }
+
+    /// Items from index `from` against `list[i]` (`Ok`, up to its length) or
+    /// one schema (`Err`), each like [`Self::prop`]; after a failure only
+    /// `keep_going` visits the rest.
+    fn items_from(
+        &self,
+        cx: &mut Cx,
+        p: &Path,
+        a: &[Value],
+        from: usize,
+        schemas: Result<&[Value], &Value>,
+        keep_going: bool,
+    ) -> bool {
+        let mut r = true;
+        for (i, x) in a.iter().enumerate().skip(from) {
+            let s = match schemas {
+                Ok(list) => match list.get(i) {
+                    Some(s) => s,
+                    None => break,
+                },
+                Err(s) => s,
+            };
+            if (r || keep_going) && !(self.push_schema(cx, &Path::Idx(p, i), s, x) && cx.add_idx(i))
+            {
+                r = false;
+            }
         }
         r
     }
@@ -734,9 +772,7 @@ impl<'a> Engine<'a> {
                     let mut r = true;
                     for (k, s) in props.iter() {
                         if let Some(x) = o.get(k) {
-                            if (r || all)
-                                && !(self.push_schema(cx, &Path::Key(p, k), s, x) && cx.add_key(k))
-                            {
+                            if (r || all) && !self.prop(cx, p, k, s, x) {
                                 r = false;
                             }
                         }
@@ -762,14 +798,7 @@ impl<'a> Engine<'a> {
                 if let (Some(ai), Some(Value::Array(list))) =
                     (schema_kw(m, "additionalItems"), items(m))
                 {
-                    let mut r = true;
-                    for (i, x) in a.iter().enumerate().skip(list.len()) {
-                        if !(self.push_schema(cx, &Path::Idx(p, i), ai, x) && cx.add_idx(i)) {
-                            r = false;
-                            break;
-                        }
-                    }
-                    kw!(r);
+                    kw!(self.items_from(cx, p, a, list.len(), Err(ai), false));
                 }
                 let contains = schema_kw(m, "contains");
                 if let Some(c) = contains {
@@ -784,32 +813,13 @@ impl<'a> Engine<'a> {
                     }
                 }
                 if let Some(it) = items(m) {
-                    let mut r = true;
-                    match it {
-                        Value::Array(list) => {
-                            for (i, s) in list.iter().enumerate() {
-                                if let Some(x) = a.get(i) {
-                                    if (r || all)
-                                        && !(self.push_schema(cx, &Path::Idx(p, i), s, x)
-                                            && cx.add_idx(i))
-                                    {
-                                        r = false;
-                                    }
-                                }
-                            }
-                        }
+                    let r = match it {
+                        Value::Array(list) => self.items_from(cx, p, a, 0, Ok(list), all),
                         s => {
                             let off = schemas(m.get("prefixItems")).map_or(0, Vec::len);
-                            for (i, x) in a.iter().enumerate().skip(off) {
-                                if (r || all)
-                                    && !(self.push_schema(cx, &Path::Idx(p, i), s, x)
-                                        && cx.add_idx(i))
-                                {
-                                    r = false;
-                                }
-                            }
+                            self.items_from(cx, p, a, off, Err(s), all)
                         }
-                    }
+                    };
                     kw!(r);
                 }
                 if let (Some(c), Some(max)) = (contains, num_kw(m, "maxContains")) {
@@ -832,20 +842,7 @@ impl<'a> Engine<'a> {
                     kw!(a.len() as f64 >= n || cx.fail(p, None, Msg::Limit("fewer", n, "items")));
                 }
                 if let Some(list) = schemas(m.get("prefixItems")) {
-                    let mut r = true;
-                    if !a.is_empty() {
-                        for (i, s) in list.iter().enumerate() {
-                            if let Some(x) = a.get(i) {
-                                if (r || all)
-                                    && !(self.push_schema(cx, &Path::Idx(p, i), s, x)
-                                        && cx.add_idx(i))
-                                {
-                                    r = false;
-                                }
-                            }
-                        }
-                    }
-                    kw!(r);
+                    kw!(self.items_from(cx, p, a, 0, Ok(list), all));
                 }
                 if m.get("uniqueItems") == Some(&TRUE) {
                     kw!(!has_duplicates(a)
@@ -1002,7 +999,7 @@ impl<'a> Engine<'a> {
             {
                 continue;
             }
-            if !(self.push_schema(cx, &Path::Key(p, k), ap, x) && cx.add_key(k)) {
+            if !self.prop(cx, p, k, ap, x) {
                 ok = false;
                 if !cx.all() {
                     break;
@@ -1060,10 +1057,7 @@ impl<'a> Engine<'a> {
         let mut ok = true;
         for (pat, s) in pp.iter() {
             for (k, x) in o.iter() {
-                if (ok || cx.all())
-                    && self.test(pat, k)
-                    && !(self.push_schema(cx, &Path::Key(p, k), s, x) && cx.add_key(k))
-                {
+                if (ok || cx.all()) && self.test(pat, k) && !self.prop(cx, p, k, s, x) {
                     ok = false;
                 }
             }

@@ -407,3 +407,32 @@ deviation("deviation: a context hook restores fresh context.messages arrays per 
 	await agent.prompt("two");
 	assert.notEqual(seen[0].array, seen[1].array);
 });
+
+// ---- tool arguments: nesting limits (README, "Tool arguments are copied as JSON") ----------------
+
+function nestedArgs(depth) {
+	let value = 1;
+	for (let i = 0; i < depth; i++) value = { a: value };
+	return value;
+}
+
+async function runDeep(impl, parameters, args) {
+	const tool = { name: "t", label: "t", description: "t", parameters, execute: async () => ({ content: [{ type: "text", text: "ran" }], details: {} }) };
+	const outcome = await impl.runToolCall({ type: "toolCall", id: "c1", name: "t", arguments: args }, { tools: [tool] });
+	return outcome.isError ? outcome.result.content[0].text : "ran";
+}
+
+deviation("deviation: tool arguments nested deeper than 256 levels, or cyclic, end in an error result", async (impl) => {
+	assert.equal(await runDeep(impl, {}, nestedArgs(256)), "ran");
+	assert.equal(await runDeep(impl, {}, nestedArgs(257)), "Tool arguments are nested too deeply (or cyclic).");
+	const cyclic = { a: 1 };
+	cyclic.self = cyclic;
+	assert.equal(await runDeep(impl, {}, cyclic), "Tool arguments are nested too deeply (or cyclic).");
+});
+
+deviation("deviation: a schema recursing through $ref stops with a stack error long before 1.4.0's limit", async (impl) => {
+	const schema = { $id: "r", type: "object", properties: { a: { anyOf: [{ $ref: "r" }, { type: "number" }] } } };
+	assert.equal(await runDeep(impl, schema, nestedArgs(40)), "ran");
+	// 1.4.0 validates this depth (its limit is a few thousand levels); the wasm's validator stops at half its stack.
+	assert.equal(await runDeep(impl, schema, nestedArgs(200)), "Maximum call stack size exceeded");
+});
