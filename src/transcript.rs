@@ -5,10 +5,6 @@
 //! insertion-order rules of a JS `Map` (re-setting a name keeps its place,
 //! re-adding after a delete moves it to the end). Declarations are compared by
 //! their JSON text, which the binding layer computes once per declaration.
-//!
-//! The package does both in JS (glue.js `applyToolChanges` on a real `Map`, and
-//! `toolChanges`: smaller than this code plus the string copies it needs); this
-//! module is their specification, fuzzed and unit-tested natively.
 
 /// The tools a transcript declares, in JS `Map` order. `D` is whatever handle the
 /// caller keeps per declaration (a JS object in the binding layer).

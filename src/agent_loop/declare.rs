@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::js::glue;
 use crate::js::view::{self, view};
+use crate::transcript::{tool_changes, ToolSet};
 
 fn is_system(message: &JsValue) -> Result<bool, JsValue> {
     Ok(view::is_str(&view::field(message, |m| m.role())?, "system"))
@@ -18,10 +19,10 @@ fn non_empty(list: &JsValue) -> bool {
 }
 
 /// Replays `toolsRemoved`/`toolsAdded` of every system message in order.
-fn replay(set: &JsValue, messages: &Array) -> Result<(), JsValue> {
+fn replay(set: &mut ToolSet<JsValue>, messages: &Array) -> Result<(), JsValue> {
     for message in messages.iter() {
         if is_system(&message)? {
-            apply_tool_changes(set, &message)?;
+            apply(set, &message)?;
         }
     }
     Ok(())
@@ -29,14 +30,8 @@ fn replay(set: &JsValue, messages: &Array) -> Result<(), JsValue> {
 
 #[wasm_bindgen(module = "/src/js/glue.js")]
 extern "C" {
-    /// `[added declarations, removed refs]` between a tool set and a list of tools.
-    #[wasm_bindgen(js_name = toolChanges, catch)]
-    fn tool_changes(previous: &JsValue, current: &Array) -> Result<Array, JsValue>;
-    /// Applies a system message's `toolsRemoved`, then `toolsAdded`, to a tool set.
-    #[wasm_bindgen(js_name = applyToolChanges, catch)]
-    fn apply_tool_changes(set: &JsValue, message: &JsValue) -> Result<(), JsValue>;
-    #[wasm_bindgen(js_name = copyMap)]
-    fn copy_map(set: &JsValue) -> JsValue;
+    #[wasm_bindgen(js_name = toolDeclarationJson, catch)]
+    fn tool_declaration_json(tool: &JsValue) -> Result<String, JsValue>;
     #[wasm_bindgen(js_name = systemMessagesFrom, catch)]
     fn system_messages_from(messages: &Array, from: u32) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_name = toolsSignature, catch)]
@@ -48,13 +43,12 @@ extern "C" {
 /// is trusted only while the transcript still holds the same object at the
 /// last replayed position and every replayed system message at its index:
 /// edits of ordinary messages cannot change tools; anything else invalidates it.
+#[derive(Default)]
 pub struct ToolReplay {
     len: u32,
     last: JsValue,
     systems: Vec<(u32, JsValue)>,
-    /// Name → declaration, a JS `Map`: its insertion order is the rule for
-    /// declarations (see `transcript::ToolSet`, the same in Rust).
-    set: JsValue,
+    set: ToolSet<JsValue>,
     /// Changes whenever `set` may have changed.
     generation: u64,
     /// `(generation, tools signature)` of the last request that declared
@@ -65,19 +59,6 @@ pub struct ToolReplay {
 
 /// Shared between the requests of a run, and between the runs of an `Agent`.
 pub type ReplayCache = std::rc::Rc<RefCell<ToolReplay>>;
-
-impl Default for ToolReplay {
-    fn default() -> Self {
-        ToolReplay {
-            len: 0,
-            last: JsValue::UNDEFINED,
-            systems: Vec::new(),
-            set: js_sys::Map::new().into(),
-            generation: 0,
-            settled: None,
-        }
-    }
-}
 
 impl ToolReplay {
     fn still_valid(&self, messages: &Array) -> bool {
@@ -92,7 +73,7 @@ impl ToolReplay {
     }
 
     /// Brings the cache up to date with `messages` and returns the tool set.
-    fn update(&mut self, messages: &Array) -> Result<(), JsValue> {
+    fn update(&mut self, messages: &Array) -> Result<&ToolSet<JsValue>, JsValue> {
         if !self.still_valid(messages) {
             let generation = self.generation + 1;
             *self = ToolReplay::default();
@@ -103,7 +84,7 @@ impl ToolReplay {
         while i + 1 < found.length() {
             let index = found.get(i).as_f64().unwrap_or(0.0) as u32;
             let message = found.get(i + 1);
-            apply_tool_changes(&self.set, &message)?;
+            apply(&mut self.set, &message)?;
             self.generation += 1;
             self.systems.push((index, message));
             i += 2;
@@ -114,8 +95,48 @@ impl ToolReplay {
         } else {
             JsValue::UNDEFINED
         };
-        Ok(())
+        Ok(&self.set)
     }
+}
+
+/// Applies one system message's `toolsRemoved`, then `toolsAdded`.
+fn apply(set: &mut ToolSet<JsValue>, message: &JsValue) -> Result<(), JsValue> {
+    let removed = view(message).tools_removed()?;
+    if view::is_object(&removed) {
+        for tool in glue::to_array(&removed)?.iter() {
+            set.remove(
+                &view::field(&tool, |t| t.name())?
+                    .as_string()
+                    .unwrap_or_default(),
+            );
+        }
+    }
+    let added = view(message).tools_added()?;
+    if view::is_object(&added) {
+        for tool in glue::to_array(&added)?.iter() {
+            let name = view::field(&tool, |t| t.name())?
+                .as_string()
+                .unwrap_or_default();
+            set.set(name, tool);
+        }
+    }
+    Ok(())
+}
+
+/// `(name, tool, declaration JSON)` for a list of tools; declaration objects
+/// are built only for the tools that turn out to be added.
+fn declarations(
+    tools: impl Iterator<Item = JsValue>,
+) -> Result<Vec<(String, JsValue, String)>, JsValue> {
+    let mut out = Vec::new();
+    for tool in tools {
+        let json = tool_declaration_json(&tool)?;
+        let name = view::field(&tool, |t| t.name())?
+            .as_string()
+            .unwrap_or_default();
+        out.push((name, tool, json));
+    }
+    Ok(out)
 }
 
 pub fn declare_tool_changes(
@@ -158,16 +179,35 @@ pub fn declare_tool_changes(
     if key.is_some() && cache.borrow().settled == key {
         return Ok(pending.clone());
     }
-    let set = copy_map(&cache.borrow().set);
-    replay(&set, &baseline)?;
+    let mut set = cache.borrow().set.clone();
+    replay(&mut set, &baseline)?;
+    let previous = declarations(set.iter().map(|(_, d)| d.clone()))?;
     let current = if view::is_object(&tools) {
-        glue::to_array(&tools)?
+        declarations(glue::to_array(&tools)?.iter())?
     } else {
-        Array::new()
+        Vec::new()
     };
-    let changes = tool_changes(&set, &current)?;
-    let added: Array = changes.get(0).unchecked_into();
-    let removed: Array = changes.get(1).unchecked_into();
+    let prev_keys: Vec<(&str, &str)> = previous
+        .iter()
+        .map(|(n, _, j)| (n.as_str(), j.as_str()))
+        .collect();
+    let cur_keys: Vec<(&str, &str)> = current
+        .iter()
+        .map(|(n, _, j)| (n.as_str(), j.as_str()))
+        .collect();
+    let (added_idx, removed_idx) = tool_changes(&prev_keys, &cur_keys);
+    let added = Array::new();
+    for i in added_idx {
+        if let Some((_, tool, _)) = current.get(i) {
+            added.push(&glue::tool_declaration(tool)?.get(0));
+        }
+    }
+    let removed = Array::new();
+    for i in removed_idx {
+        if let Some((name, _, _)) = previous.get(i) {
+            removed.push(&glue::tool_ref(&JsValue::from_str(name)));
+        }
+    }
     let unchanged = added.length() == 0 && removed.length() == 0;
 
     if let (Some(index), Some(message)) = (system_index, pending_system) {

@@ -374,59 +374,6 @@ export function toolDeclaration(tool) {
   return [declaration, JSON.stringify(declaration)];
 }
 
-/** A tool's name for the tool set (`""` when it is not a string). */
-function toolName(tool) {
-  const name = tool == null ? undefined : tool.name;
-  return typeof name === "string" ? name : "";
-}
-/**
- * Applies a system message's `toolsRemoved`, then `toolsAdded`, to `tools` (a
- * name → declaration `Map`, whose insertion order is the rule: re-setting a
- * name keeps its place, re-adding after a delete moves it to the end).
- */
-export function applyToolChanges(tools, message) {
-  const removed = message.toolsRemoved;
-  if (isObjectLike(removed)) {
-    const list = toArray(removed);
-    for (let i = 0, n = list.length; i < n; i++) tools.delete(toolName(list[i]));
-  }
-  const added = message.toolsAdded;
-  if (isObjectLike(added)) {
-    const list = toArray(added);
-    for (let i = 0, n = list.length; i < n; i++) {
-      const tool = list[i];
-      tools.set(toolName(tool), tool);
-    }
-  }
-}
-export const copyMap = (map) => new Map(map);
-/**
- * `[added, removed]` turning the tool set `previousSet` into the tools `current`: the
- * declarations of the current tools that are new or changed, and refs to the
- * previous ones that are gone or changed. Names map last-wins, as
- * `new Map(list.map(t => [t.name, t]))` does; declarations compare by JSON.
- */
-export function toolChanges(previousSet, current) {
-  const previous = [...previousSet.values()];
-  const keyed = (tools) => {
-    const out = [];
-    for (let i = 0, n = tools.length; i < n; i++) {
-      const tool = tools[i];
-      const json = toolDeclarationJson(tool);
-      out.push([toolName(tool), json, tool]);
-    }
-    return out;
-  };
-  const prev = keyed(previous);
-  const cur = keyed(current);
-  const changed = (list, other) =>
-    list.filter(([name, json]) => {
-      for (let i = other.length - 1; i >= 0; i--) if (other[i][0] === name) return other[i][1] !== json;
-      return true;
-    });
-  return [changed(cur, prev).map(([, , tool]) => toolDeclaration(tool)[0]), changed(prev, cur).map(([name]) => toolRef(name))];
-}
-
 export function withToolChanges(message, toolsAdded, toolsRemoved) {
   const { toolsAdded: _a, toolsRemoved: _r, ...rest } = message;
   if (toolsAdded.length) rest.toolsAdded = toolsAdded;
