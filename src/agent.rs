@@ -3,12 +3,13 @@
 //!
 //! State lives in a plain JS object (the reference's `agent.state`, with the
 //! same accessors) so that apps read and assign it as before; the option
-//! fields and the steering and follow-up queues are JS too (glue.js). Rust keeps
-//! the run, and never holds a borrow across an await or a call into JS, because
-//! listeners, hooks and tools may call back into the agent.
+//! fields are JS too (glue.js). Rust keeps the steering and follow-up queues
+//! (the pure `queue` module) and the run, and never holds a borrow across an
+//! await or a call into JS, because listeners, hooks and tools may call back
+//! into the agent.
 
 use js_sys::{Array, Function, Promise};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
@@ -19,6 +20,7 @@ use crate::js::call;
 use crate::js::errors::{self, msg};
 use crate::js::glue;
 use crate::js::view;
+use crate::queue::{PendingQueue, QueueMode};
 
 #[wasm_bindgen(module = "/src/js/glue.js")]
 extern "C" {
@@ -50,13 +52,12 @@ extern "C" {
     #[wasm_bindgen(js_name = promptMessages, catch)]
     fn prompt_messages(input: &JsValue, images: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = agentLoopConfig)]
-    fn agent_loop_config(state: &JsValue, next_turn: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = agentDrain)]
-    fn agent_drain(state: &JsValue, which: u32) -> Array;
-    #[wasm_bindgen(js_name = agentSkipSteering)]
-    fn agent_skip_steering(state: &JsValue, skip: bool);
-    #[wasm_bindgen(js_name = agentClearQueues)]
-    fn agent_clear_queues(state: &JsValue);
+    fn agent_loop_config(
+        state: &JsValue,
+        next_turn: &JsValue,
+        steering: &JsValue,
+        follow_up: &JsValue,
+    ) -> JsValue;
     #[wasm_bindgen(js_name = runContext, catch)]
     fn run_context(state: &JsValue, persistent: bool) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = privateTranscript, catch)]
@@ -77,6 +78,7 @@ pub fn empty_usage() -> JsValue {
 }
 
 type NextTurnClosure = Closure<dyn FnMut(JsValue) -> Promise>;
+type PollClosure = Closure<dyn FnMut() -> Promise>;
 
 struct ActiveRun {
     controller: AbortController,
@@ -95,8 +97,15 @@ pub struct Core {
     active: RefCell<Option<ActiveRun>>,
     /// The transcript's replayed tool set, carried from run to run.
     replay: crate::agent_loop::declare::ReplayCache,
-    /// The loop config's `prepareNextTurn`; created once per agent.
+    steering: RefCell<PendingQueue<JsValue>>,
+    follow_up: RefCell<PendingQueue<JsValue>>,
+    /// A run started by `continue()` from queued steering delivers nothing at
+    /// its first steering poll.
+    skip_initial_steering: Cell<bool>,
+    /// The loop config's `prepareNextTurn` and queue polls; created once per agent.
     next_turn: RefCell<Option<NextTurnClosure>>,
+    poll_steering: RefCell<Option<PollClosure>>,
+    poll_follow_up: RefCell<Option<PollClosure>>,
 }
 
 impl Core {
@@ -138,6 +147,23 @@ impl Core {
     fn field(&self, name: &str) -> JsValue {
         js_sys::Reflect::get(&self.fields, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
     }
+
+    /// What one poll of a queue takes; the reference tests the first entry's
+    /// truthiness in one-at-a-time mode.
+    fn drain(queue: &RefCell<PendingQueue<JsValue>>) -> Array {
+        queue
+            .borrow_mut()
+            .drain_while(JsValue::is_truthy)
+            .into_iter()
+            .collect()
+    }
+
+    fn drain_steering(&self) -> Array {
+        if self.skip_initial_steering.replace(false) {
+            return Array::new();
+        }
+        Self::drain(&self.steering)
+    }
 }
 
 /// A stateful agent: holds the transcript, runs the loop for `prompt()` and
@@ -173,13 +199,23 @@ impl Agent {
         // dozen property reads, cheaper there than as wasm code.
         let fallback = agent_loop::default_stream_fn().map_or_else(|e| e, JsValue::from);
         let init = agent_init(&options, &fallback)?;
+        let mode = |i: u32| {
+            RefCell::new(PendingQueue::new(QueueMode::parse(
+                init.get(i).as_string().as_deref(),
+            )))
+        };
         let core = Rc::new(Core {
             fields: init.get(0),
             state: init.get(1),
             listeners: init.get(2),
             active: RefCell::new(None),
             replay: Default::default(),
+            steering: mode(3),
+            follow_up: mode(4),
+            skip_initial_steering: Cell::new(false),
             next_turn: RefCell::new(None),
+            poll_steering: RefCell::new(None),
+            poll_follow_up: RefCell::new(None),
         });
         install_closures(&core);
         Ok(Agent { core })
@@ -230,8 +266,75 @@ impl Agent {
             return Err(errors::error(msg::ALREADY_RESETTING));
         }
         reset_state(&self.core.state)?;
-        agent_clear_queues(&self.core.state);
+        self.clear_all_queues();
         Ok(())
+    }
+
+    /// How many queued steering messages one poll delivers: `"one-at-a-time"`
+    /// (the default) or `"all"`.
+    #[wasm_bindgen(getter = steeringMode, unchecked_return_type = "QueueMode")]
+    pub fn steering_mode(&self) -> String {
+        self.core.steering.borrow().mode.as_str().into()
+    }
+    #[wasm_bindgen(setter = steeringMode)]
+    pub fn set_steering_mode(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "QueueMode")] mode: JsValue,
+    ) {
+        self.core.steering.borrow_mut().mode = QueueMode::parse(mode.as_string().as_deref());
+    }
+    /// How many queued follow-up messages one poll delivers.
+    #[wasm_bindgen(getter = followUpMode, unchecked_return_type = "QueueMode")]
+    pub fn follow_up_mode(&self) -> String {
+        self.core.follow_up.borrow().mode.as_str().into()
+    }
+    #[wasm_bindgen(setter = followUpMode)]
+    pub fn set_follow_up_mode(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "QueueMode")] mode: JsValue,
+    ) {
+        self.core.follow_up.borrow_mut().mode = QueueMode::parse(mode.as_string().as_deref());
+    }
+
+    /// Queues a message delivered after the current turn's tool calls.
+    pub fn steer(&self, #[wasm_bindgen(unchecked_param_type = "AgentMessage")] message: JsValue) {
+        self.core.steering.borrow_mut().enqueue(message);
+    }
+    /// Queues a message delivered when the agent would otherwise stop.
+    #[wasm_bindgen(js_name = followUp)]
+    pub fn follow_up(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "AgentMessage")] message: JsValue,
+    ) {
+        self.core.follow_up.borrow_mut().enqueue(message);
+    }
+    #[wasm_bindgen(js_name = clearSteeringQueue)]
+    pub fn clear_steering_queue(&self) {
+        self.core.steering.borrow_mut().clear();
+    }
+    #[wasm_bindgen(js_name = clearFollowUpQueue)]
+    pub fn clear_follow_up_queue(&self) {
+        self.core.follow_up.borrow_mut().clear();
+    }
+    #[wasm_bindgen(js_name = clearAllQueues)]
+    pub fn clear_all_queues(&self) {
+        self.clear_steering_queue();
+        self.clear_follow_up_queue();
+    }
+    #[wasm_bindgen(js_name = hasQueuedMessages)]
+    pub fn has_queued_messages(&self) -> bool {
+        !self.core.steering.borrow().is_empty() || !self.core.follow_up.borrow().is_empty()
+    }
+    /// What the next poll would deliver: steering first, else follow-ups.
+    #[wasm_bindgen(js_name = peekQueuedMessages, unchecked_return_type = "AgentMessage[]")]
+    pub fn peek_queued_messages(&self) -> Array {
+        let steering = self.core.steering.borrow().peek_while(JsValue::is_truthy);
+        let list = if steering.is_empty() {
+            self.core.follow_up.borrow().peek_while(JsValue::is_truthy)
+        } else {
+            steering
+        };
+        list.into_iter().collect()
     }
 
     /// `prompt(text, images?)` or `prompt(message | message[])`.
@@ -265,11 +368,11 @@ impl Agent {
             return Err(errors::error(msg::NO_MESSAGES_TO_CONTINUE));
         }
         if view::is_str(&last_role(&messages)?, "assistant") {
-            let steering = agent_drain(&self.core.state, 0);
+            let steering = Core::drain(&self.core.steering);
             if steering.length() > 0 {
                 return Ok(RunKind::Prompt(steering.into(), true));
             }
-            let follow_ups = agent_drain(&self.core.state, 1);
+            let follow_ups = Core::drain(&self.core.follow_up);
             if follow_ups.length() > 0 {
                 return Ok(RunKind::Prompt(follow_ups.into(), false));
             }
@@ -286,7 +389,21 @@ enum RunKind {
 }
 
 fn install_closures(core: &Rc<Core>) {
-    let w: Weak<Core> = Rc::downgrade(core);
+    let weak: Weak<Core> = Rc::downgrade(core);
+    let w = weak.clone();
+    let steering = Closure::<dyn FnMut() -> Promise>::new(move || {
+        let drained = w.upgrade().map(|c| c.drain_steering()).unwrap_or_default();
+        Promise::resolve(&JsValue::from(drained))
+    });
+    let w = weak.clone();
+    let follow_up = Closure::<dyn FnMut() -> Promise>::new(move || {
+        let drained = w
+            .upgrade()
+            .map(|c| Core::drain(&c.follow_up))
+            .unwrap_or_default();
+        Promise::resolve(&JsValue::from(drained))
+    });
+    let w = weak;
     let next_turn = Closure::<dyn FnMut(JsValue) -> Promise>::new(move |context: JsValue| {
         let core = w.upgrade();
         crate::js::spawn::promise(Box::pin(async move {
@@ -305,17 +422,24 @@ fn install_closures(core: &Rc<Core>) {
             Ok(JsValue::UNDEFINED)
         }))
     });
+    *core.poll_steering.borrow_mut() = Some(steering);
+    *core.poll_follow_up.borrow_mut() = Some(follow_up);
     *core.next_turn.borrow_mut() = Some(next_turn);
 }
 
 fn loop_config(core: &Core) -> JsValue {
-    let next_turn = core
-        .next_turn
-        .borrow()
-        .as_ref()
-        .map(|c| c.as_ref().clone())
-        .unwrap_or(JsValue::UNDEFINED);
-    agent_loop_config(&core.state, &next_turn)
+    fn js<T: ?Sized>(c: &RefCell<Option<Closure<T>>>) -> JsValue {
+        c.borrow()
+            .as_ref()
+            .map(|c| c.as_ref().clone())
+            .unwrap_or(JsValue::UNDEFINED)
+    }
+    agent_loop_config(
+        &core.state,
+        &js(&core.next_turn),
+        &js(&core.poll_steering),
+        &js(&core.poll_follow_up),
+    )
 }
 
 fn run_with_lifecycle(core: Rc<Core>, kind: RunKind) -> Promise {
@@ -394,7 +518,7 @@ async fn execute(core: &Rc<Core>, run: PreparedRun, signal: JsValue) -> Result<(
         RunKind::Prompt(messages, skip) => (Some(messages), skip),
         RunKind::Continue => (None, false),
     };
-    agent_skip_steering(&core.state, skip);
+    core.skip_initial_steering.set(skip);
     agent_loop::run_agent_loop(prompts, context, config, sink, signal, stream_fn, carry).await?;
     Ok(())
 }

@@ -11,7 +11,7 @@
 //! `unchecked_optional_param_type` / `unchecked_return_type` annotations that
 //! name the types declared here. The exceptions are `Agent.prompt`, whose two
 //! overloads wasm-bindgen cannot express (the Rust method is `skip_typescript`),
-//! and the members defined in JS (option accessors, queues, listeners,
+//! and the members defined in JS (option accessors, listeners,
 //! snapshots): all are an `interface Agent` here, merged into the class. The JS
 //! classes and values of `src/js/glue.js` (`EventStream`,
 //! `AssistantMessageEventStream`, `createAssistantMessageEventStream`,
@@ -871,7 +871,7 @@ export interface AgentSnapshot {
 }
 
 /**
- * `prompt`'s overloads, and the members defined in JS (option accessors, queues, listeners,
+ * `prompt`'s overloads, and the members defined in JS (option accessors, listeners,
  * snapshots), merged into the `Agent` class that wasm-bindgen declares.
  */
 export interface Agent {
@@ -898,8 +898,6 @@ export interface Agent {
   toolExecution: ToolExecutionMode;
   transformContext: AgentOptions["transformContext"];
   transport: Transport;
-  steeringMode: QueueMode;
-  followUpMode: QueueMode;
   /**
    * Adds a listener, called with every event and the run's `AbortSignal`, awaited in
    * subscription order. Returns a function that removes it.
@@ -918,16 +916,6 @@ export interface Agent {
    * unsubscribe function.
    */
   subscribeState(listener: () => void, options?: { coalesce?: boolean }): () => boolean;
-  /** Queues a message delivered after the current turn's tool calls. */
-  steer(message: AgentMessage): void;
-  /** Queues a message delivered when the agent would otherwise stop. */
-  followUp(message: AgentMessage): void;
-  clearSteeringQueue(): void;
-  clearFollowUpQueue(): void;
-  clearAllQueues(): void;
-  hasQueuedMessages(): boolean;
-  /** What the next poll would deliver: steering first, else follow-ups. */
-  peekQueuedMessages(): AgentMessage[];
 }
 
 /** The agent loop's request identity: attribution to pi. `AgentOptions.identity` overrides it field by field. */

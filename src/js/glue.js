@@ -551,31 +551,12 @@ const HOOK_OPTIONS = ["convertToLlm", "transformContext", "getApiKey", "onPayloa
   "onProviderStreamEvent", "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn",
   "prepareNextTurnWithContext"];
 // An agent's JS half, by its state object (what `agent.state` returns): its
-// option fields and its steering and follow-up queues.
+// option fields and listeners. (Its steering and follow-up queues are Rust's.)
 const AGENTS = new WeakMap();
 const agentOf = (agent) => AGENTS.get(agent.state);
-const queueMode = (mode) => (mode === "all" ? "all" : "one-at-a-time");
-/** What one poll takes: every entry ("all"), else the oldest if it is truthy (the reference tests it). */
-const peekQueue = (queue) => (queue.mode === "all" ? queue.items.slice() : queue.items[0] ? [queue.items[0]] : []);
-function drainQueue(queue) {
-  const taken = peekQueue(queue);
-  queue.items.splice(0, taken.length);
-  return taken;
-}
-/** Takes what the steering (`which` 0) or follow-up (1) queue's next poll would. */
-export const agentDrain = (state, which) => drainQueue(which ? AGENTS.get(state).followUp : AGENTS.get(state).steering);
-/** The next steering poll of a run started by `continue()` from queued steering delivers nothing. */
-export const agentSkipSteering = (state, skip) => {
-  AGENTS.get(state).skip = skip;
-};
-export function agentClearQueues(state) {
-  const agent = AGENTS.get(state);
-  agent.steering.items = [];
-  agent.followUp.items = [];
-}
 /**
  * The `Agent` members that live in JS, on its prototype: the option accessors,
- * the queues, listeners and snapshots. The package entry calls this once.
+ * listeners and snapshots. The package entry calls this once.
  */
 export function defineAgent(Agent) {
   const define = (key, descriptor) => Object.defineProperty(Agent.prototype, key, { ...descriptor, configurable: true });
@@ -590,16 +571,6 @@ export function defineAgent(Agent) {
       },
     });
   }
-  for (const [key, queue] of [["steeringMode", "steering"], ["followUpMode", "followUp"]]) {
-    define(key, {
-      get() {
-        return agentOf(this)[queue].mode;
-      },
-      set(mode) {
-        agentOf(this)[queue].mode = queueMode(mode);
-      },
-    });
-  }
   const methods = {
     subscribe(listener) {
       if (typeof listener !== "function") throw new TypeError("subscribe(listener): listener must be a function");
@@ -610,30 +581,6 @@ export function defineAgent(Agent) {
     },
     subscribeState(listener, options) {
       return subscribeState(this.state, listener, options);
-    },
-    steer(message) {
-      agentOf(this).steering.items.push(message);
-    },
-    followUp(message) {
-      agentOf(this).followUp.items.push(message);
-    },
-    clearSteeringQueue() {
-      agentOf(this).steering.items = [];
-    },
-    clearFollowUpQueue() {
-      agentOf(this).followUp.items = [];
-    },
-    clearAllQueues() {
-      agentClearQueues(this.state);
-    },
-    hasQueuedMessages() {
-      const agent = agentOf(this);
-      return agent.steering.items.length > 0 || agent.followUp.items.length > 0;
-    },
-    peekQueuedMessages() {
-      const agent = agentOf(this);
-      const steering = peekQueue(agent.steering);
-      return steering.length > 0 ? steering : peekQueue(agent.followUp);
     },
   };
   for (const key in methods) define(key, { value: methods[key], writable: true });
@@ -648,8 +595,8 @@ function optionOf(options, key) {
 }
 const optionError = (option, expected) => new TypeError(`AgentOptions.${option} must be ${expected}`);
 /**
- * The `Agent` constructor's reading of `options`: `[fields, state, listeners]`,
- * or a throw naming the bad option. `fallback` is
+ * The `Agent` constructor's reading of `options`: `[fields, state, listeners,
+ * steeringMode, followUpMode]`, or a throw naming the bad option. `fallback` is
  * the default stream function, or the error to throw when there is none.
  */
 export function agentInit(options, fallback) {
@@ -677,20 +624,9 @@ export function agentInit(options, fallback) {
   fields.transport = optionOf(options, "transport") ?? "auto";
   fields.toolExecution = optionOf(options, "toolExecution") ?? "parallel";
   const state = createAgentState(initial);
-  const queue = (key) => ({ items: [], mode: queueMode(optionOf(options, key)) });
   const listeners = new Set();
-  const agent = { fields, listeners, steering: queue("steeringMode"), followUp: queue("followUpMode"), skip: false };
-  // The loop's polls: made once per agent, as the functions of its loop config.
-  agent.getSteeringMessages = () => {
-    if (agent.skip) {
-      agent.skip = false;
-      return Promise.resolve([]);
-    }
-    return Promise.resolve(drainQueue(agent.steering));
-  };
-  agent.getFollowUpMessages = () => Promise.resolve(drainQueue(agent.followUp));
-  AGENTS.set(state, agent);
-  return [fields, state, listeners];
+  AGENTS.set(state, { fields, listeners });
+  return [fields, state, listeners, optionOf(options, "steeringMode"), optionOf(options, "followUpMode")];
 }
 
 export function createAgentState(initial) {
@@ -928,9 +864,12 @@ export function promptMessages(input, images) {
   return [userMessage(input, images)];
 }
 
-/** An agent's loop config for a run; `nextTurn` is its `prepareNextTurn` bridge. */
-export function agentLoopConfig(state, nextTurn) {
-  const { fields: agent, getSteeringMessages, getFollowUpMessages } = AGENTS.get(state);
+/**
+ * An agent's loop config for a run; `nextTurn` is its `prepareNextTurn` bridge,
+ * `getSteeringMessages` and `getFollowUpMessages` poll its queues.
+ */
+export function agentLoopConfig(state, nextTurn, getSteeringMessages, getFollowUpMessages) {
+  const { fields: agent } = AGENTS.get(state);
   const level = optionOf(state, "thinkingLevel");
   const reasoning = level === "off" ? undefined : level;
   const prepareNextTurn = agent.prepareNextTurnWithContext || agent.prepareNextTurn ? nextTurn : undefined;
