@@ -20,7 +20,7 @@ use super::{is_aborted, Run};
 use crate::js::call;
 use crate::js::errors::{self, msg};
 use crate::js::glue;
-use crate::js::settle::Done;
+use crate::js::settle::{self, Done};
 use crate::js::validate;
 use crate::js::view::{self, view};
 
@@ -149,7 +149,12 @@ async fn prepare_checked(
     let args = validate::validate_tool_arguments(tool, &prepared_call)?;
     if let Some(before) = hooks.before {
         let ctx = glue::before_context(assistant, tool_call, &args, context);
-        let r = call::call(before, hooks.this, &[&ctx, signal]).await?;
+        // Once the run is aborted the call ends with `Operation aborted` whatever
+        // the hook returns, so a hook that ignores the abort is not waited for.
+        let r = match call::call_sync(before, hooks.this, &[&ctx, signal]) {
+            Ok(value) => settle::settle_until_abort(value, signal).await?,
+            Err(e) => return Err(e),
+        };
         if is_aborted(signal) {
             return Ok(Preparation::Immediate(error_result(msg::OPERATION_ABORTED)));
         }

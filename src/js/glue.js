@@ -166,6 +166,36 @@ export function watchSettle(value, slot) {
   return true;
 }
 
+/**
+ * `watchSettle` for a `beforeToolCall` hook, whose outcome no longer matters once `signal` aborts
+ * (the call ends with `Operation aborted` either way): if the hook is still pending one macrotask
+ * after the abort, the slot settles with `undefined` and the hook is left to itself. 1.4.0 waits
+ * forever on a hook that ignores the abort. A hook that settles on the abort (an abort listener,
+ * a microtask, a zero-delay timer) settles first, as in 1.4.0.
+ */
+export function watchSettleUntilAbort(value, slot, signal) {
+  if (!isThenable(value)) return false;
+  // May throw (a `then` getter): before anything can settle the slot.
+  const pending = Promise.resolve(value);
+  let open = true;
+  const settle = (ok, v) => {
+    if (!open) return;
+    open = false;
+    signal?.removeEventListener("abort", onAbort);
+    settler(slot, ok, v);
+  };
+  const onAbort = () => setTimeout(() => settle(true, undefined), 0);
+  if (signal) {
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  }
+  pending.then(
+    (v) => settle(true, v),
+    (e) => settle(false, e),
+  );
+  return true;
+}
+
 export function isThenable(value) {
   return isObjectLike(value) && typeof value.then === "function";
 }

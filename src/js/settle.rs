@@ -20,6 +20,12 @@ extern "C" {
     fn set_settler(settler: &JsValue);
     #[wasm_bindgen(js_name = watchSettle, catch)]
     fn watch_settle(value: &JsValue, slot: u32) -> Result<bool, JsValue>;
+    #[wasm_bindgen(js_name = watchSettleUntilAbort, catch)]
+    fn watch_settle_until_abort(
+        value: &JsValue,
+        slot: u32,
+        signal: &JsValue,
+    ) -> Result<bool, JsValue>;
 }
 
 enum Slot {
@@ -106,6 +112,15 @@ fn install() {
 pub fn settle(value: JsValue) -> Settling {
     let id = begin();
     let outcome = watch_settle(&value, id);
+    finish(id, outcome, value)
+}
+
+/// Like [`settle`], for a value whose outcome is moot once `signal` aborts: a
+/// promise still pending one macrotask after the abort settles as `undefined`
+/// (glue.js `watchSettleUntilAbort`).
+pub fn settle_until_abort(value: JsValue, signal: &JsValue) -> Settling {
+    let id = begin();
+    let outcome = watch_settle_until_abort(&value, id, signal);
     finish(id, outcome, value)
 }
 

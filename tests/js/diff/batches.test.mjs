@@ -61,7 +61,7 @@ function sleepyRun(impl, { toolExecution, modes = {} } = {}) {
 		const mk = (name) =>
 			makeTool(tr, name, {
 				execute: async (id) => {
-					await sleep(id === "c1" ? 8 : 1);
+					await sleep(id === "c1" ? 30 : 1); // a wide gap: the order must hold on a loaded machine
 					tr.hook(`finished:${id}`);
 					return { content: [{ type: "text", text: `done ${id}` }], details: {} };
 				},

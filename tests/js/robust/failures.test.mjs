@@ -97,17 +97,75 @@ for (const mode of ["parallel", "sequential"]) {
 	});
 }
 
-test("beforeToolCall that ignores the abort and never settles: abort still ends the run", { timeout: 20_000, todo: "design question: a hook that never settles blocks the run in 1.4.0 too" }, async () => {
+// A deviation (1.4.0 waits forever): the call ends with `Operation aborted` whatever the hook
+// returns, so one that ignores the abort is left behind one macrotask after it.
+for (const mode of ["parallel", "sequential"]) {
+	test(`beforeToolCall that ignores the abort and never settles (${mode}): abort still ends the run`, { timeout: 20_000 }, async () => {
+		const state = { inFlight: 0, finished: [] };
+		let entered;
+		const hookEntered = new Promise((r) => (entered = r));
+		const agent = new impl.Agent({
+			initialState: { model: MODEL, tools: parallelTools(state) },
+			toolExecution: mode,
+			streamFn: blocksStream(impl, [CALLS]),
+			beforeToolCall: (ctx) => {
+				if (ctx.toolCall.id !== "c-slow") return undefined;
+				entered();
+				return new Promise(() => {});
+			},
+		});
+		const events = [];
+		agent.subscribe((e) => {
+			events.push(e);
+		});
+		const unhandled = trackUnhandled();
+		const run = agent.prompt("go");
+		await within(hookEntered, 5000, "beforeToolCall entered");
+		await sleep(5);
+		assert.equal(agent.state.isStreaming, true, "waits for the hook until the abort");
+		agent.abort();
+		await within(run, 2000, "prompt() after abort");
+		await within(agent.waitForIdle(), 2000, "waitForIdle()");
+		await settle();
+		assert.deepEqual(unhandled.take(), []);
+		assert.deepEqual(eventProblems(events), []);
+		assert.deepEqual(transcriptProblems(agent.state.messages), []);
+		const results = agent.state.messages.filter((m) => m.role === "toolResult");
+		assert.deepEqual(results.map((m) => m.toolCallId), ["c-fast", "c-slow", "c-mid"], "every call has a result, in source order");
+		for (const id of ["c-slow", "c-mid"]) {
+			const r = results.find((m) => m.toolCallId === id);
+			assert.equal(r.isError, true);
+			assert.deepEqual(r.content, [{ type: "text", text: "Operation aborted" }]);
+		}
+		assert.equal(agent.state.isStreaming, false);
+	});
+}
+
+test("beforeToolCall that settles on a timer after the abort is still waited for, as in 1.4.0", { timeout: 20_000 }, async () => {
 	const state = { inFlight: 0, finished: [] };
+	let settledAfterAbort = false;
 	const agent = new impl.Agent({
 		initialState: { model: MODEL, tools: parallelTools(state) },
 		streamFn: blocksStream(impl, [CALLS]),
-		beforeToolCall: () => new Promise(() => {}),
+		beforeToolCall: (ctx, signal) =>
+			ctx.toolCall.id !== "c-slow"
+				? undefined
+				: new Promise((resolve) =>
+						signal.addEventListener("abort", () =>
+							setTimeout(() => {
+								settledAfterAbort = true;
+								resolve(undefined);
+							}, 0),
+						),
+					),
 	});
 	const run = agent.prompt("go");
-	await sleep(10);
+	await sleep(20);
 	agent.abort();
 	await within(run, 2000, "prompt() after abort");
+	assert.equal(settledAfterAbort, true, "the run waited for the hook's zero-delay timer");
+	const slow = agent.state.messages.find((m) => m.role === "toolResult" && m.toolCallId === "c-slow");
+	assert.deepEqual(slow.content, [{ type: "text", text: "Operation aborted" }]);
 });
 
 // ---- afterToolCall that throws; convertToLlm that throws (compared with the reference) ---------
