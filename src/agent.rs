@@ -175,7 +175,7 @@ pub struct Agent {
 }
 
 // The option accessors (`agent.convertToLlm`, `agent.transport`, …) read and
-// write the `fields` object: defined in JS (glue.js `defineAgentFields`, called
+// write the `fields` object: defined in JS (glue.js `defineAgent`, called
 // by the package entry), they cost no wasm export each.
 
 fn get(object: &JsValue, key: &str) -> JsValue {

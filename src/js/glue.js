@@ -178,17 +178,18 @@ export function watchSettleUntilAbort(value, slot, signal) {
   // May throw (a `then` getter): before anything can settle the slot.
   const pending = Promise.resolve(value);
   let open = true;
+  let listening = false;
   const settle = (ok, v) => {
     if (!open) return;
     open = false;
-    signal?.removeEventListener("abort", onAbort);
+    if (listening) signal.removeEventListener("abort", onAbort);
     settler(slot, ok, v);
   };
   const onAbort = () => setTimeout(() => settle(true, undefined), 0);
-  if (signal) {
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  }
+  // Anything but an `AbortSignal`-like object (a loop run without a signal) is never aborted.
+  listening = typeof signal?.addEventListener === "function" && !signal.aborted;
+  if (listening) signal.addEventListener("abort", onAbort, { once: true });
+  else if (signal?.aborted === true) onAbort();
   pending.then(
     (v) => settle(true, v),
     (e) => settle(false, e),
@@ -554,12 +555,6 @@ function systemPromptOf(messages) {
 const frame =
   typeof requestAnimationFrame === "function" ? (f) => requestAnimationFrame(() => f()) : (f) => setTimeout(f, 0);
 
-/**
- * The `agent.state` object, with the reference's keys, order and accessors
- * (plain data except `systemPrompt`, `tools` and `messages`). Snapshots for UI
- * frameworks compare the fields with the last snapshot, so they also see an
- * app's own assignments; watchers are told of every change the agent makes.
- */
 const LOOP_HOOKS = ["convertToLlm", "transformContext", "getApiKey", "finishTurn", "prepareRequest", "prepareNextTurn",
   "getSteeringMessages", "getFollowUpMessages", "beforeToolCall", "afterToolCall"];
 /**
@@ -659,6 +654,12 @@ export function agentInit(options, fallback) {
   return [fields, state, listeners, optionOf(options, "steeringMode"), optionOf(options, "followUpMode")];
 }
 
+/**
+ * The `agent.state` object, with the reference's keys, order and accessors
+ * (plain data except `systemPrompt`, `tools` and `messages`). Snapshots for UI
+ * frameworks compare the fields with the last snapshot, so they also see an
+ * app's own assignments; watchers are told of every change the agent makes.
+ */
 export function createAgentState(initial) {
   let tools = initial?.tools?.slice() ?? [];
   let messages = initial?.messages?.slice() ?? [];
