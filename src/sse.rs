@@ -433,7 +433,8 @@ impl<'a> Scanner<'a> {
     }
 
     /// Consumes `lit` if the text continues with it.
-    #[inline(always)]
+    // Called a dozen times per line shape, once per key: a call each keeps one copy.
+    #[inline(never)]
     fn lit(&mut self, lit: &[u8]) -> bool {
         if let Some(b) = self.s.get(self.i..self.i + lit.len()) {
             if same(b, lit) {
