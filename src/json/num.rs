@@ -239,21 +239,18 @@ impl Big {
     }
 
     fn shl(&mut self, bits: u32) {
-        let (words, rest) = ((bits / 32) as usize, bits % 32);
-        if rest != 0 {
-            let mut carry = 0u32;
-            for l in self.0.iter_mut() {
-                let next = *l >> (32 - rest);
-                *l = (*l << rest) | carry;
-                carry = next;
-            }
-            if carry != 0 {
-                self.0.push(carry);
-            }
+        let rest = bits % 32;
+        let mut out = vec![0u32; (bits / 32) as usize];
+        let mut carry = 0u64;
+        for &l in &self.0 {
+            let x = ((l as u64) << rest) | carry;
+            out.push(x as u32);
+            carry = x >> 32;
         }
-        if words != 0 {
-            self.0.splice(0..0, core::iter::repeat_n(0, words));
+        if carry != 0 {
+            out.push(carry as u32);
         }
+        self.0 = out;
     }
 
     fn trimmed(&self) -> &[u32] {
