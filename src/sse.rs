@@ -265,13 +265,15 @@ const STRING_STOP: u8 = 1;
 const ASCII_STOP: u8 = 2;
 
 #[inline(always)]
-fn hit<const WHAT: u8>(w: u64) -> u64 {
-    let nl = zero_byte(w ^ splat(b'\n'));
+fn hit(w: u64, what: u8) -> u64 {
+    if what == NEWLINE {
+        return zero_byte(w ^ splat(b'\n'));
+    }
     let stop = zero_byte(w ^ splat(b'"')) | zero_byte(w ^ splat(b'\\')) | below(w, 0x20);
-    match WHAT {
-        NEWLINE => nl,
-        STRING_STOP => stop,
-        _ => stop | (w & splat(0x80)),
+    if what == STRING_STOP {
+        stop
+    } else {
+        stop | (w & splat(0x80))
     }
 }
 
@@ -297,12 +299,18 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     true
 }
 
-/// The position of the first byte of `hay` that `hit::<WHAT>` marks.
+/// The position of the first byte of `hay` that `hit(_, WHAT)` marks.
 #[inline(always)]
 fn find<const WHAT: u8>(hay: &[u8]) -> Option<usize> {
+    find_what(hay, WHAT)
+}
+
+// One copy for the three searches; a call per line or string run costs little.
+#[inline(never)]
+fn find_what(hay: &[u8], what: u8) -> Option<usize> {
     let mut i = 0;
     while let Some(w) = word_at(hay, i) {
-        let m = hit::<WHAT>(w);
+        let m = hit(w, what);
         if m != 0 {
             return Some(i + (m.trailing_zeros() / 8) as usize);
         }
@@ -316,7 +324,7 @@ fn find<const WHAT: u8>(hay: &[u8]) -> Option<usize> {
     }
     // Only the tail's own bytes count (marks never spread downwards from the padding).
     let valid = u64::MAX.checked_shr(64 - 8 * k as u32).unwrap_or(0);
-    let m = hit::<WHAT>(last) & valid;
+    let m = hit(last, what) & valid;
     if m == 0 {
         None
     } else {
