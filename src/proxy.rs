@@ -475,62 +475,46 @@ impl ArgsMirror {
                 });
                 (grown.unwrap_or_else(|| JsValue::from_str(text)), text.len())
             }
-            NodeKind::Array(items) => {
-                children = items.clone();
-                let array = match self.patch(id, &children) {
+            NodeKind::Array(_) | NodeKind::Object(_) => {
+                let obj = matches!(node.kind, NodeKind::Object(_));
+                children = match &node.kind {
+                    NodeKind::Array(items) => items.clone(),
+                    NodeKind::Object(members) => members.iter().map(|(_, v)| *v).collect(),
+                    _ => Vec::new(),
+                };
+                // Arrays and objects share one path: a fresh container is filled
+                // in order, a copied one gets its changed tail.
+                let (container, todo) = match self.patch(id, &children) {
                     Patch::Tail(changed) => {
                         let prev = self.previous_value(id);
-                        let array = clone_array(&prev);
-                        if depth < MAX_DEPTH {
-                            for (i, child) in changed {
-                                array.set(i as u32, self.build(child, depth + 1));
-                            }
-                        }
-                        array
+                        let copy = if obj {
+                            clone_object(&prev)
+                        } else {
+                            clone_array(&prev).into()
+                        };
+                        (copy, changed)
                     }
-                    Patch::Full => {
-                        let array = new_array();
-                        if depth < MAX_DEPTH {
-                            for child in &children {
-                                array.push(&self.build(*child, depth + 1));
-                            }
-                        }
-                        array
-                    }
+                    Patch::Full => (
+                        if obj {
+                            new_object()
+                        } else {
+                            new_array().into()
+                        },
+                        children.iter().copied().enumerate().collect(),
+                    ),
                 };
-                (array.into(), 0)
-            }
-            NodeKind::Object(members) => {
-                children = members.iter().map(|(_, v)| *v).collect();
-                let object = match self.patch(id, &children) {
-                    Patch::Tail(changed) => {
-                        let prev = self.previous_value(id);
-                        let keys: Vec<(String, NodeId)> = changed
-                            .iter()
-                            .filter_map(|(i, child)| Some((self.member_key(id, *i)?, *child)))
-                            .collect();
-                        let object = clone_object(&prev);
-                        if depth < MAX_DEPTH {
-                            for (key, child) in keys {
-                                let v = self.build(child, depth + 1);
-                                glue::set_key(&object, &key, &v);
-                            }
+                if depth < MAX_DEPTH {
+                    for (i, child) in todo {
+                        let key = if obj { self.member_key(id, i) } else { None };
+                        let v = self.build(child, depth + 1);
+                        match key {
+                            Some(key) => glue::set_key(&container, &key, &v),
+                            None if !obj => container.unchecked_ref::<Array>().set(i as u32, v),
+                            None => {}
                         }
-                        object
                     }
-                    Patch::Full => {
-                        let members = members.clone();
-                        let object = new_object();
-                        if depth < MAX_DEPTH {
-                            for (key, child) in members {
-                                let v = self.build(child, depth + 1);
-                                glue::set_key(&object, &key, &v);
-                            }
-                        }
-                        object
-                    }
-                };
-                (object, 0)
+                }
+                (container, 0)
             }
         };
         let at = id as usize;
