@@ -351,32 +351,23 @@ fn toolcall_delta_event(
             .unwrap_or(JsValue::UNDEFINED);
         text.as_string().unwrap_or_else(|| js_string(&text))
     };
-    let args = match index_of(event) {
+    // A non-integer index cannot be tracked incrementally; parse from scratch.
+    let mut scratch = None;
+    let mirror = match index_of(event) {
         Some(i) => {
-            let at = match state.args.iter().position(|(k, _)| *k == i) {
-                Some(at) => at,
-                None => {
-                    let mut m = ArgsMirror::default();
-                    m.parser.push(&prior());
-                    state.args.push((i, m));
-                    state.args.len() - 1
-                }
-            };
-            match state.args.get_mut(at) {
-                Some((_, mirror)) => {
-                    mirror.parser.push(&text);
-                    mirror.arguments()
-                }
-                None => JsValue::UNDEFINED,
+            if !state.args.iter().any(|(k, _)| *k == i) {
+                state.args.push((i, ArgsMirror::starting_with(&prior())));
             }
+            state.args.iter_mut().find(|(k, _)| *k == i).map(|(_, m)| m)
         }
-        // A non-integer index cannot be tracked incrementally; parse from scratch.
-        None => {
-            let mut mirror = ArgsMirror::default();
-            mirror.parser.push(&prior());
+        None => Some(scratch.insert(ArgsMirror::starting_with(&prior()))),
+    };
+    let args = match mirror {
+        Some(mirror) => {
             mirror.parser.push(&text);
             mirror.arguments()
         }
+        None => JsValue::UNDEFINED,
     };
     toolcall_delta(partial, &index, &block, &delta, &args)
 }
@@ -408,6 +399,12 @@ enum Patch {
 }
 
 impl ArgsMirror {
+    fn starting_with(prior: &str) -> Self {
+        let mut m = ArgsMirror::default();
+        m.parser.push(prior);
+        m
+    }
+
     /// `parseStreamingJson(text) || {}`, rebuilt only where it changed.
     fn arguments(&mut self) -> JsValue {
         let value = match self.parser.root() {
