@@ -152,7 +152,7 @@ impl<'a> DataLine<'a> {
 
 /// `text.trim()` in JavaScript; lines that start and end with visible ASCII (all
 /// JSON ones) skip the char-by-char search.
-#[inline(always)]
+#[inline(never)]
 fn trim_js(text: &str) -> &str {
     let b = text.as_bytes();
     if matches!(b.first(), Some(0x21..=0x7E)) && matches!(b.last(), Some(0x21..=0x7E)) {
