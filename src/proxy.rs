@@ -228,11 +228,13 @@ async fn read_body(
     let reader_view: &ProxyView = reader.unchecked_ref();
     loop {
         let step = settle(reader_view.read()?.into()).await?;
-        if view(&step).done()?.is_truthy() {
-            break;
-        }
+        let done = view(&step).done()?.is_truthy();
+        // Checked after every read, the last one included.
         if crate::agent_loop::is_aborted(signal) {
             return Err(errors::error(ABORTED));
+        }
+        if done {
+            break;
         }
         let chunk = view(&step)
             .value()?
@@ -244,9 +246,6 @@ async fn read_body(
             on_line(line, &mut deltas, partial, stream, state)
         })?;
         deltas.flush(partial, stream)?;
-    }
-    if crate::agent_loop::is_aborted(signal) {
-        return Err(errors::error(ABORTED));
     }
     framer.finish_with(|line| on_line(line, &mut deltas, partial, stream, state))?;
     deltas.flush(partial, stream)
