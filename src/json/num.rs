@@ -281,8 +281,9 @@ pub(crate) fn usize_to_string(mut n: usize) -> String {
         }
     }
     buf.get(i..)
-        .map(|d| d.iter().map(|c| *c as char).collect())
+        .and_then(|d| core::str::from_utf8(d).ok())
         .unwrap_or_default()
+        .to_owned()
 }
 
 #[cfg(test)]
