@@ -514,8 +514,8 @@ impl ArgsMirror {
             }
         };
         let at = id as usize;
-        if self.built.len() <= at {
-            self.built.resize_with(at + 1, || None);
+        while self.built.len() <= at {
+            self.built.push(None);
         }
         if let Some(slot) = self.built.get_mut(at) {
             *slot = Some(Built {
