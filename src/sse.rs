@@ -198,22 +198,12 @@ pub fn delta_line(raw: &[u8], out: &mut Vec<u8>) -> Option<DeltaLine> {
 }
 
 /// The number of UTF-16 code units of `s` (a JavaScript string's `length`).
+// Byte by byte: the runs it counts start at a non-ASCII byte.
 pub fn utf16_len(s: &str) -> usize {
-    let b = s.as_bytes();
     let mut n = 0;
-    let mut i = 0;
-    while let Some(w) = word_at(b, i) {
-        if w & splat(0x80) == 0 {
-            n += 8;
-            i += 8;
-        } else {
-            break;
-        }
-    }
-    while let Some(&c) = b.get(i) {
+    for c in s.bytes() {
         // Every char has one lead byte; four-byte chars are surrogate pairs.
         n += usize::from(c & 0xC0 != 0x80) + usize::from(c >= 0xF0);
-        i += 1;
     }
     n
 }
