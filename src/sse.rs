@@ -337,7 +337,8 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    #[inline(always)]
+    // Once per key or value: one copy serves all of them.
+    #[inline(never)]
     fn eat(&mut self, b: u8) -> Option<()> {
         self.ws();
         (self.peek()? == b).then(|| self.i += 1)
