@@ -330,14 +330,14 @@ impl<'a> Scanner<'a> {
         self.s.get(self.i).copied()
     }
 
-    #[inline(always)]
+    // Per token, not per byte (like `eat` and `lit`): one copy serves all callers.
+    #[inline(never)]
     fn ws(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.i += 1;
         }
     }
 
-    // Once per key or value: one copy serves all of them.
     #[inline(never)]
     fn eat(&mut self, b: u8) -> Option<()> {
         self.ws();
