@@ -569,21 +569,22 @@ impl Machine {
 
     /// `parseAny` at a non-blank character; returns whether `c` must be handled again.
     fn value(&mut self, a: &mut Arena, c: char) -> bool {
+        let lit = LITS.iter().position(|l| l.starts_with(c));
+        let id = a.add(match (c, lit) {
+            ('"', _) => NodeKind::String(String::new()),
+            ('{', _) => NodeKind::Object(Vec::new()),
+            ('[', _) => NodeKind::Array(Vec::new()),
+            (_, Some(l)) => lit_kind(l as u8),
+            (_, None) => NodeKind::Number(0.0),
+        });
+        self.start(id);
         match c {
             '"' => {
-                let id = a.add(NodeKind::String(String::new()));
-                self.start(id);
                 self.begin_str(true, false);
                 self.ph = Ph::Str;
             }
             '{' | '[' => {
                 let obj = c == '{';
-                let id = a.add(if obj {
-                    NodeKind::Object(Vec::new())
-                } else {
-                    NodeKind::Array(Vec::new())
-                });
-                self.start(id);
                 self.attach(a);
                 self.att = false;
                 self.rvis = true;
@@ -595,17 +596,13 @@ impl Machine {
                 });
                 self.ph = if obj { Ph::OStart } else { Ph::ACheck };
             }
-            _ => match LITS.iter().position(|l| l.starts_with(c)) {
+            _ => match lit {
                 Some(l) => {
-                    let id = a.add(lit_kind(l as u8));
-                    self.start(id);
                     self.lit = l as u8;
                     self.m = 1;
                     self.ph = Ph::Lit;
                 }
                 None => {
-                    let id = a.add(NodeKind::Number(0.0));
-                    self.start(id);
                     self.begin_num();
                     return self.num_char(a, c);
                 }
