@@ -224,7 +224,6 @@ async fn read_body(
 ) -> Result<(), JsValue> {
     let mut framer = SseFramer::new();
     let mut deltas = Deltas::default();
-    let mut bytes = Vec::new();
     let reader_view: &ProxyView = reader.unchecked_ref();
     loop {
         let step = settle(reader_view.read()?.into()).await?;
@@ -240,8 +239,7 @@ async fn read_body(
             .value()?
             .dyn_into::<Uint8Array>()
             .map_err(|_| errors::type_error("the response body yielded a non-byte chunk"))?;
-        bytes.resize(chunk.length() as usize, 0);
-        chunk.copy_to(&mut bytes);
+        let bytes = chunk.to_vec();
         framer.push_with(&bytes, |line| {
             on_line(line, &mut deltas, partial, stream, state)
         })?;
