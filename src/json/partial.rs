@@ -428,6 +428,8 @@ struct Machine {
 }
 
 impl Machine {
+    // Built in two places (a new parser, the one-off reparse): one copy.
+    #[inline(never)]
     fn new(ideal: bool) -> Self {
         Machine {
             ideal,
