@@ -138,16 +138,9 @@ pub fn stream_proxy(
                 .await
             }
         };
-        match outcome {
-            Ok(()) => {
-                if !state.saw_terminal {
-                    handle.push(&fail_partial(
-                        &partial,
-                        "error",
-                        &JsValue::from_str(CLOSED_EARLY),
-                    ));
-                }
-            }
+        let failure = match outcome {
+            Ok(()) if state.saw_terminal => None,
+            Ok(()) => Some(("error", JsValue::from_str(CLOSED_EARLY))),
             Err(error) => {
                 let reason = if crate::agent_loop::is_aborted(&signal) {
                     "aborted"
@@ -156,8 +149,11 @@ pub fn stream_proxy(
                 };
                 let text = errors::err_text(&error)
                     .unwrap_or_else(|_| JsValue::from_str(crate::agent_loop::UNDESCRIBED));
-                handle.push(&fail_partial(&partial, reason, &text));
+                Some((reason, text))
             }
+        };
+        if let Some((reason, text)) = failure {
+            handle.push(&fail_partial(&partial, reason, &text));
         }
         handle.end(&JsValue::UNDEFINED);
     }));
