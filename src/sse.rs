@@ -301,20 +301,14 @@ fn find_what(hay: &[u8], what: u8) -> Option<usize> {
         }
         i += 8;
     }
-    let mut last = 0;
-    let mut k = 0;
-    while let Some(&b) = hay.get(i + k) {
-        last |= u64::from(b) << (8 * k);
-        k += 1;
+    // The last few bytes one at a time (the mark of a word's lowest byte is never spurious).
+    while let Some(&b) = hay.get(i) {
+        if hit(u64::from(b), what) & 0x80 != 0 {
+            return Some(i);
+        }
+        i += 1;
     }
-    // Only the tail's own bytes count (marks never spread downwards from the padding).
-    let valid = u64::MAX.checked_shr(64 - 8 * k as u32).unwrap_or(0);
-    let m = hit(last, what) & valid;
-    if m == 0 {
-        None
-    } else {
-        Some(i + (m.trailing_zeros() / 8) as usize)
-    }
+    None
 }
 
 struct Scanner<'a> {
