@@ -262,26 +262,9 @@ fn hit(w: u64, what: u8) -> u64 {
     }
 }
 
-/// `a == b` for short slices, a word at a time.
-#[inline(always)]
+/// `a == b` for short slices.
 fn same(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while let (Some(x), Some(y)) = (word_at(a, i), word_at(b, i)) {
-        if x != y {
-            return false;
-        }
-        i += 8;
-    }
-    while let (Some(x), Some(y)) = (a.get(i), b.get(i)) {
-        if x != y {
-            return false;
-        }
-        i += 1;
-    }
-    true
+    a == b
 }
 
 /// The position of the first byte of `hay` that `hit(_, WHAT)` marks.
