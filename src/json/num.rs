@@ -21,17 +21,7 @@ const MAX_DIGITS: usize = 800;
 pub fn parse_f64(s: &str) -> Option<f64> {
     let b = s.as_bytes();
     let mut i = 0;
-    let neg = match b.first() {
-        Some(b'-') => {
-            i = 1;
-            true
-        }
-        Some(b'+') => {
-            i = 1;
-            false
-        }
-        _ => false,
-    };
+    let neg = sign(b, &mut i);
     let mut digits: Vec<u8> = Vec::new();
     let mut exp: i64 = 0;
     let mut sticky = false;
@@ -45,10 +35,8 @@ pub fn parse_f64(s: &str) -> Option<f64> {
                 if digits.len() < MAX_DIGITS {
                     if d != 0 || !digits.is_empty() {
                         digits.push(d);
-                        if fraction {
-                            exp -= 1;
-                        }
-                    } else if fraction {
+                    }
+                    if fraction {
                         exp -= 1;
                     }
                 } else {
@@ -68,17 +56,7 @@ pub fn parse_f64(s: &str) -> Option<f64> {
     }
     if let Some(b'e' | b'E') = b.get(i) {
         i += 1;
-        let eneg = match b.get(i) {
-            Some(b'-') => {
-                i += 1;
-                true
-            }
-            Some(b'+') => {
-                i += 1;
-                false
-            }
-            _ => false,
-        };
+        let eneg = sign(b, &mut i);
         let start = i;
         let mut e: i64 = 0;
         while let Some(c @ b'0'..=b'9') = b.get(i) {
@@ -99,6 +77,21 @@ pub fn parse_f64(s: &str) -> Option<f64> {
     }
     let v = digits_to_f64(&digits, exp);
     Some(if neg { -v } else { v })
+}
+
+/// An optional `+` or `-` at `i` (consumed); whether it was `-`.
+fn sign(b: &[u8], i: &mut usize) -> bool {
+    match b.get(*i) {
+        Some(b'-') => {
+            *i += 1;
+            true
+        }
+        Some(b'+') => {
+            *i += 1;
+            false
+        }
+        _ => false,
+    }
 }
 
 /// The double nearest to `D × 10^exp`, `D` being the decimal digits (values
