@@ -211,8 +211,9 @@ pub fn utf16_len(s: &str) -> usize {
 // Byte searches a word at a time (SWAR): every streamed byte passes through them.
 // In a word `hit` marks, the lowest marked byte is the first match (the marks of
 // higher bytes may be spurious; that of the lowest never is). The release build
-// optimises for size, so the hot helpers are forced inline and written as plain
-// loops (iterator adapters and `memcmp` would stay calls).
+// optimises for size, so the per-word helpers are forced inline and written as
+// plain loops (iterator adapters would stay calls); the search itself is one
+// function, called once per line or string run.
 
 #[inline(always)]
 const fn splat(b: u8) -> u64 {
@@ -299,8 +300,9 @@ struct Scanner<'a> {
     i: usize,
 }
 
-// The release build optimises for size, which would leave these tiny helpers as
-// calls on the per-byte path of every streamed line.
+// The release build optimises for size, which would leave the per-byte helpers
+// (`peek`, `skip_ascii`) as calls on the path of every streamed line; those used
+// once per token stay single functions.
 impl<'a> Scanner<'a> {
     #[inline(always)]
     fn peek(&self) -> Option<u8> {
