@@ -63,8 +63,13 @@ const backend = {
     return { marks, threadMarks: threadClock ? threadMarks : undefined, check: result.check };
   },
   async gc() {
-    globalThis.gc();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    // wasm-bindgen frees a Rust object (and the JS values it holds) in a FinalizationRegistry callback,
+    // which V8 runs in a task some time after the GC that found the wrapper dead: several rounds, so
+    // that a released Agent's transcript is gone before the heap is read.
+    for (let i = 0; i < 4; i++) {
+      globalThis.gc();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     globalThis.gc();
   },
   memory: () => ({ heap: process.memoryUsage().heapUsed, wasm: wasmMemory.buffer.byteLength }),
