@@ -406,7 +406,8 @@ scenario(
 			calls: [call("c1", "t", { count: "5" })],
 			onEvent: async (ev, tr) => {
 				if (ev.type === "tool_execution_update") {
-					await sleep(3);
+					// Much longer than execute's sleep(1): the order must hold on a loaded machine.
+					await sleep(25);
 					tr.hook("update sink done", { p: ev.partialResult.details.p });
 				}
 			},
