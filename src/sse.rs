@@ -190,6 +190,11 @@ pub struct DeltaLine {
 /// and the caller parses the line's text in full.
 pub fn delta_line(raw: &[u8], out: &mut Vec<u8>) -> Option<DeltaLine> {
     let start = out.len();
+    // Servers write `JSON.stringify` output: try that exact form first.
+    if let Some(found) = (Scanner { s: raw, i: 0 }).compact_delta_event(out) {
+        return Some(found);
+    }
+    out.truncate(start);
     let found = Scanner { s: raw, i: 0 }.delta_event(out);
     if found.is_none() {
         out.truncate(start);
@@ -330,6 +335,32 @@ impl<'a> Scanner<'a> {
         let n = find::<ASCII_STOP>(rest)?;
         self.i += n;
         rest.get(n).copied()
+    }
+
+    /// `{"type":"…_delta","contentIndex":N,"delta":"…"}` without whitespace, in this order.
+    #[inline(always)]
+    fn compact_delta_event(&mut self, out: &mut Vec<u8>) -> Option<DeltaLine> {
+        if !self.lit(b"{\"type\":\"") {
+            return None;
+        }
+        let kind = if self.lit(b"text_delta\",\"contentIndex\":") {
+            DeltaKind::Text
+        } else if self.lit(b"thinking_delta\",\"contentIndex\":") {
+            DeltaKind::Thinking
+        } else {
+            return None;
+        };
+        let index = self.index()?;
+        if !self.lit(b",\"delta\":\"") {
+            return None;
+        }
+        let units = self.string(out)?;
+        if !self.lit(b"}") {
+            return None;
+        }
+        // A line ending in `\r\n` keeps its `\r` here.
+        self.ws();
+        (self.i == self.s.len()).then_some(DeltaLine { kind, index, units })
     }
 
     fn delta_event(&mut self, out: &mut Vec<u8>) -> Option<DeltaLine> {
