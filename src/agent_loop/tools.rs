@@ -151,10 +151,8 @@ async fn prepare_checked(
         let ctx = glue::before_context(assistant, tool_call, &args, context);
         // Once the run is aborted the call ends with `Operation aborted` whatever
         // the hook returns, so a hook that ignores the abort is not waited for.
-        let r = match call::call_sync(before, hooks.this, &[&ctx, signal]) {
-            Ok(value) => settle::settle_until_abort(value, signal).await?,
-            Err(e) => return Err(e),
-        };
+        let value = call::call_sync(before, hooks.this, &[&ctx, signal])?;
+        let r = settle::settle_until_abort(value, signal).await?;
         if is_aborted(signal) {
             return Ok(Preparation::Immediate(error_result(msg::OPERATION_ABORTED)));
         }
