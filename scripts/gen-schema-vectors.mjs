@@ -1,5 +1,5 @@
 // Generates tests/fixtures/schema/vectors.json: the reference behaviour of
-// pi-ai 1.4.0's validateToolArguments (steps 2-7 of contract §4.4) for a broad
+// pi-ai 1.4.0's validateToolArguments (its steps 2-7) for a broad
 // table of schemas and inputs. The Rust tests (`cargo test --lib json::schema`)
 // replay every vector against src/json/schema/.
 //
@@ -101,7 +101,7 @@ function tprop(name, schemaFn, values, opts = {}) {
 }
 
 // ---------------------------------------------------------------------------
-// Contract vectors (§4.4)
+// Contract vectors
 // ---------------------------------------------------------------------------
 cas("contract count", () => T.Object({ count: T.Number() }), [{ count: "42" }, { count: "abc" }, {}]);
 cas("contract two required", () => T.Object({ a: T.String(), b: T.String() }), [{}]);

@@ -1,6 +1,6 @@
 //! Server-Sent Events line framing over byte chunks, as the reference proxy client does it.
 //!
-//! The reference (`streamProxy`, contract P6-P8) decodes bytes with one streaming
+//! The reference (`streamProxy`) decodes bytes with one streaming
 //! `TextDecoder` (UTF-8, non-fatal, BOM stripped at stream start), splits the text on
 //! `"\n"`, keeps the last piece buffered, and for each complete line: ignores it unless it
 //! starts with exactly `"data: "`; takes `line.slice(6).trim()`; ignores it if empty. At end

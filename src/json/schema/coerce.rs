@@ -1,5 +1,5 @@
-//! pi-ai's own passes around TypeBox: `normalizeOptionalNulls` (contract §4.4
-//! step 3) and `coerceWithJsonSchema` (step 6), which use per-sub-schema
+//! pi-ai's own passes around TypeBox: `normalizeOptionalNulls` (step 3 of
+//! `validateToolArguments`) and `coerceWithJsonSchema` (its step 6), which use per-sub-schema
 //! compiled validators (`getSubSchemaValidator`).
 
 use super::host::Host;

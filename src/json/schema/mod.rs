@@ -1,5 +1,5 @@
 //! Tool-argument validation and coercion: steps 3–7 of pi-ai 1.4.0's
-//! `validateToolArguments` (contract §4.4), i.e. pi-ai's optional-null
+//! `validateToolArguments`, i.e. pi-ai's optional-null
 //! normalisation, TypeBox 1.3.27's `Value.Convert`, pi-ai's JSON-Schema
 //! coercion, and TypeBox's compiled `Check` / `Errors` with en_US messages.
 //!
@@ -248,7 +248,7 @@ pub fn validate_arguments(
     validate_arguments_with(schema, args, legacy_typebox_kind, &RustHost)
 }
 
-/// Steps 3–7 of §4.4 on already-cloned arguments: returns the coerced and
+/// Steps 3–7 of `validateToolArguments` on already-cloned arguments: returns the coerced and
 /// validated value, or the error lines (the binding formats
 /// `Validation failed for tool "${name}":\n${lines.join("\n")}\n\nReceived arguments:\n${JSON.stringify(original, null, 2)}`).
 pub fn validate_arguments_with(

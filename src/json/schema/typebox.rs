@@ -1,4 +1,4 @@
-//! TypeBox 1.3.27 `Value.Convert(schema, args)` (contract §4.4 step 4). It only
+//! TypeBox 1.3.27 `Value.Convert(schema, args)` (step 4 of `validateToolArguments`). It only
 //! acts on TypeBox-built nodes, recognised by the `~kind` marker the binding
 //! copies from the live schema object. pi-ai ignores Convert's return value, so
 //! at the root only in-place mutations count ([`convert_root`]).

@@ -1,4 +1,4 @@
-// Agent R67–R82: construction, state, prompt/continue, queues, lifecycle, listeners, failures.
+// Agent: construction, state, prompt/continue, queues, lifecycle, listeners, failures.
 import { Type } from "typebox";
 import { assert, scenario } from "../support/harness.mjs";
 import { MODEL, MODEL_B, assistant, call, deferred, makeTool, scripted, sleep, system, text, ts, user } from "../support/scripted.mjs";
@@ -10,7 +10,7 @@ const decl = (name) => ({ name, description: `${name} tool`, parameters: { type:
 // ------------------------------------------------------------------------------------------ construction & state
 
 scenario(
-	"R67/R68/§1.3 constructor defaults, state key order, accessors and DEFAULT_MODEL",
+	"constructor defaults, state key order, accessors and DEFAULT_MODEL",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [], { tr });
@@ -75,7 +75,7 @@ scenario(
 );
 
 scenario(
-	"R67 initial system message: prompt + tools, tools only, prompt only, nothing, existing leading system message",
+	"initial system message: prompt + tools, tools only, prompt only, nothing, existing leading system message",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [], { tr });
@@ -111,7 +111,7 @@ scenario(
 );
 
 scenario(
-	"R67/R28 with a leading system message the tools are declared at the first request",
+	"with a leading system message the tools are declared at the first request",
 	async (impl) => {
 		const tr = new Trace();
 		const a = makeTool(tr, "a");
@@ -125,7 +125,7 @@ scenario(
 );
 
 scenario(
-	"R68 state.tools / state.messages setters store copies; other keys are plain data",
+	"state.tools / state.messages setters store copies; other keys are plain data",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent } = makeAgent(impl, tr, []);
@@ -154,7 +154,7 @@ scenario(
 // ------------------------------------------------------------------------------------------ prompt & events
 
 scenario(
-	"R69/R80/R82 prompt(string): events with the reducer's state at each listener call",
+	"prompt(string): events with the reducer's state at each listener call",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent, streamFn } = makeAgent(impl, tr, [{ content: [text("Hello", ["He", "llo"])], timing: "micro" }]);
@@ -186,7 +186,7 @@ scenario(
 );
 
 scenario(
-	"R69 prompt variants: string + images, string + [], a message object, an array of messages",
+	"prompt variants: string + images, string + [], a message object, an array of messages",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent, streamFn } = makeAgent(impl, tr, [{ content: [text("1")] }, { content: [text("2")] }, { content: [text("3")] }, { content: [text("4")] }]);
@@ -216,7 +216,7 @@ scenario(
 );
 
 scenario(
-	"R69/R70/R79 while running: prompt(), continue() and reset() fail with the exact messages",
+	"while running: prompt(), continue() and reset() fail with the exact messages",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent } = makeAgent(impl, tr, [{ content: [text("ok")] }]);
@@ -264,7 +264,7 @@ scenario(
 // ------------------------------------------------------------------------------------------ continue()
 
 scenario(
-	"R70 continue() refusals: empty transcript, only system messages, assistant tail with empty queues",
+	"continue() refusals: empty transcript, only system messages, assistant tail with empty queues",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [], { tr });
@@ -288,7 +288,7 @@ scenario(
 );
 
 scenario(
-	"R70/R71 continue() from an assistant tail drains one steering message and skips the initial poll",
+	"continue() from an assistant tail drains one steering message and skips the initial poll",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent, streamFn } = makeAgent(impl, tr, [{ content: [text("r1")] }, { content: [text("r2")] }, { content: [text("r3")] }], {
@@ -313,7 +313,7 @@ scenario(
 );
 
 scenario(
-	"R70 continue() from an assistant tail with only follow-ups runs them as a prompt (initial steering poll active)",
+	"continue() from an assistant tail with only follow-ups runs them as a prompt (initial steering poll active)",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent, streamFn } = makeAgent(impl, tr, [{ content: [text("r1")] }, { content: [text("r2")] }], { initialState: { model: MODEL, messages: [user("q"), assistant("a")] } });
@@ -329,7 +329,7 @@ scenario(
 );
 
 scenario(
-	"R70/R4 continue() from a user/toolResult tail runs runAgentLoopContinue (no prompt events)",
+	"continue() from a user/toolResult tail runs runAgentLoopContinue (no prompt events)",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent, streamFn } = makeAgent(impl, tr, [{ content: [text("answer")] }], { initialState: { model: MODEL, messages: [user("q")] } });
@@ -350,7 +350,7 @@ scenario(
 // ------------------------------------------------------------------------------------------ queues
 
 scenario(
-	"R74 queue API: modes, peek, hasQueuedMessages, clear*, drain in 'all' mode",
+	"queue API: modes, peek, hasQueuedMessages, clear*, drain in 'all' mode",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent, streamFn } = makeAgent(impl, tr, [{ content: [text("1")] }, { content: [text("2")] }, { content: [text("3")] }], { steeringMode: "all", followUpMode: "one-at-a-time" });
@@ -396,7 +396,7 @@ scenario(
 );
 
 scenario(
-	"R74 one-at-a-time: a falsy first entry blocks the queue (peek [] while hasQueuedMessages is true)",
+	"one-at-a-time: a falsy first entry blocks the queue (peek [] while hasQueuedMessages is true)",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent } = makeAgent(impl, tr, []);
@@ -411,7 +411,7 @@ scenario(
 );
 
 scenario(
-	"R82 steer() inside a turn_end listener is drained by the poll right after it",
+	"steer() inside a turn_end listener is drained by the poll right after it",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent, streamFn } = makeAgent(impl, tr, [{ content: [text("one")] }, { content: [text("two")] }]);
@@ -430,7 +430,7 @@ scenario(
 );
 
 scenario(
-	"R19/R82 followUp() inside turn_end runs another turn; inside agent_end it stays queued",
+	"followUp() inside turn_end runs another turn; inside agent_end it stays queued",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent, streamFn } = makeAgent(impl, tr, [{ content: [text("one")] }, { content: [text("two")] }, { content: [text("three")] }]);
@@ -453,7 +453,7 @@ scenario(
 );
 
 scenario(
-	"R73/R74 steeringMode changed mid-run applies to the next drain",
+	"steeringMode changed mid-run applies to the next drain",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -475,7 +475,7 @@ scenario(
 // ------------------------------------------------------------------------------------------ abort / idle / reset
 
 scenario(
-	"R78/R80 abort() while streaming: aborted message, errorMessage set, idle afterwards",
+	"abort() while streaming: aborted message, errorMessage set, idle afterwards",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent, streamFn } = makeAgent(impl, tr, [{ content: [text("partial")], hang: true, timing: "micro" }]);
@@ -507,7 +507,7 @@ scenario(
 );
 
 scenario(
-	"R22/R78 agent.abort() inside a tool: result kept, queued steer written, aborted request, errorMessage",
+	"agent.abort() inside a tool: result kept, queued steer written, aborted request, errorMessage",
 	async (impl) => {
 		const tr = new Trace();
 		let agent;
@@ -535,7 +535,7 @@ scenario(
 );
 
 scenario(
-	"R79 reset(): replayed system baseline, cleared queues/errorMessage, model/thinkingLevel/tools kept",
+	"reset(): replayed system baseline, cleared queues/errorMessage, model/thinkingLevel/tools kept",
 	async (impl) => {
 		const tr = new Trace();
 		const a = makeTool(tr, "a");
@@ -574,7 +574,7 @@ scenario(
 );
 
 scenario(
-	"R79 reset() on an agent without system messages empties the transcript",
+	"reset() on an agent without system messages empties the transcript",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent } = makeAgent(impl, tr, [{ content: [text("x")] }], { initialState: { model: MODEL, messages: [user("q"), assistant("a")] } });
@@ -587,7 +587,7 @@ scenario(
 // ------------------------------------------------------------------------------------------ listeners
 
 scenario(
-	"R81 subscribe/unsubscribe: registration order, added-during-dispatch called, removed skipped, boolean return",
+	"subscribe/unsubscribe: registration order, added-during-dispatch called, removed skipped, boolean return",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent } = makeAgent(impl, tr, [{ content: [text("x")] }]);
@@ -616,7 +616,7 @@ scenario(
 );
 
 scenario(
-	"R76/R82 isStreaming stays true until agent_end listeners settle; prompt() resolves after them",
+	"isStreaming stays true until agent_end listeners settle; prompt() resolves after them",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent } = makeAgent(impl, tr, [{ content: [text("x")] }]);
@@ -638,7 +638,7 @@ scenario(
 );
 
 scenario(
-	"R80 pendingToolCalls is a new Set on every tool event; emptied by finishRun",
+	"pendingToolCalls is a new Set on every tool event; emptied by finishRun",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -658,7 +658,7 @@ scenario(
 );
 
 scenario(
-	"R80 errorMessage is set by an errored turn and cleared at the next run start",
+	"errorMessage is set by an errored turn and cleared at the next run start",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent } = makeAgent(impl, tr, [{ content: [], stopReason: "error", errorMessage: "rate limited" }, { content: [text("fine")] }]);
@@ -680,7 +680,7 @@ scenario(
 );
 
 scenario(
-	"R80 replacing state.messages mid-run: the reducer pushes into the current array",
+	"replacing state.messages mid-run: the reducer pushes into the current array",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent } = makeAgent(impl, tr, [{ content: [text("x")] }]);
@@ -696,7 +696,7 @@ scenario(
 // ------------------------------------------------------------------------------------------ failures
 
 scenario(
-	"R77/R81 a listener throwing once: handleRunFailure events, prompt() resolves",
+	"a listener throwing once: handleRunFailure events, prompt() resolves",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent } = makeAgent(impl, tr, [{ content: [text("x")] }]);
@@ -727,7 +727,7 @@ scenario(
 );
 
 scenario(
-	"R77 a listener that always throws makes prompt() reject (after finishRun)",
+	"a listener that always throws makes prompt() reject (after finishRun)",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent } = makeAgent(impl, tr, [{ content: [text("x")] }]);
@@ -748,7 +748,7 @@ scenario(
 );
 
 scenario(
-	"R77 handleRunFailure uses state.model at failure time and one shared EMPTY_USAGE",
+	"handleRunFailure uses state.model at failure time and one shared EMPTY_USAGE",
 	async (impl) => {
 		const tr = new Trace();
 		let n = 0;
@@ -780,7 +780,7 @@ scenario(
 );
 
 scenario(
-	"R77 handleRunFailure after abort: stopReason 'aborted' (transformContext aborts then throws a non-Error)",
+	"handleRunFailure after abort: stopReason 'aborted' (transformContext aborts then throws a non-Error)",
 	async (impl) => {
 		const tr = new Trace();
 		let agent;
@@ -806,7 +806,7 @@ scenario(
 );
 
 scenario(
-	"R77 failure before agent_start (tool declaration cannot be serialised): no agent_start/turn_start",
+	"failure before agent_start (tool declaration cannot be serialised): no agent_start/turn_start",
 	async (impl) => {
 		const tr = new Trace();
 		const bad = makeTool(tr, "bad");
@@ -824,7 +824,7 @@ scenario(
 // ------------------------------------------------------------------------------------------ config forwarding
 
 scenario(
-	"R72 Agent config reaches streamFn: option keys/order, sessionId, transport, budgets, identity, reasoning",
+	"Agent config reaches streamFn: option keys/order, sessionId, transport, budgets, identity, reasoning",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent, streamFn } = makeAgent(impl, tr, [{ content: [text("x")] }, { content: [text("y")] }], {
@@ -882,7 +882,7 @@ scenario(
 );
 
 scenario(
-	"R73 prepareNextTurn wrapper: legacy prepareNextTurn(signal); prepareNextTurnWithContext wins and is read live",
+	"prepareNextTurn wrapper: legacy prepareNextTurn(signal); prepareNextTurnWithContext wins and is read live",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -917,7 +917,7 @@ scenario(
 );
 
 scenario(
-	"R72 mid-run changes to state.model/thinkingLevel/tools and hook fields affect only later runs",
+	"mid-run changes to state.model/thinkingLevel/tools and hook fields affect only later runs",
 	async (impl) => {
 		const tr = new Trace();
 		const t1 = makeTool(tr, "t");
@@ -948,7 +948,7 @@ scenario(
 );
 
 scenario(
-	"R72/R82 Agent hooks: beforeToolCall sees the assistant message already in state; finishTurn/prepareRequest get the signal",
+	"Agent hooks: beforeToolCall sees the assistant message already in state; finishTurn/prepareRequest get the signal",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -987,7 +987,7 @@ scenario(
 );
 
 scenario(
-	"R72 continue() after finishTurn ended on tool results resumes from the toolResult tail",
+	"continue() after finishTurn ended on tool results resumes from the toolResult tail",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -1012,7 +1012,7 @@ scenario(
 );
 
 scenario(
-	"R75 state.streamingMessage and errorMessage are reset at run start",
+	"state.streamingMessage and errorMessage are reset at run start",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent } = makeAgent(impl, tr, [{ content: [text("x")] }]);
@@ -1029,7 +1029,7 @@ scenario(
 );
 
 scenario(
-	"R78 waitForIdle() during a run resolves only after the run; prompt() after idle works again",
+	"waitForIdle() during a run resolves only after the run; prompt() after idle works again",
 	async (impl) => {
 		const tr = new Trace();
 		const gate = deferred();
@@ -1052,7 +1052,7 @@ scenario(
 );
 
 scenario(
-	"R80/R81 listeners see the aborted signal after abort(); agent_end messages are the objects in state",
+	"listeners see the aborted signal after abort(); agent_end messages are the objects in state",
 	async (impl) => {
 		const tr = new Trace();
 		const { agent } = makeAgent(impl, tr, [{ content: [text("partial")], hang: true }]);

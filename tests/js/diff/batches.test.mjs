@@ -1,4 +1,4 @@
-// Tool batches R55–R64 and runToolCall R65–R66.
+// Tool batches and runToolCall.
 import { Type } from "typebox";
 import { assert, scenario } from "../support/harness.mjs";
 import { MODEL, assistant, call, deferred, makeTool, scripted, sleep, text, user } from "../support/scripted.mjs";
@@ -34,7 +34,7 @@ function latchedRun(impl, { toolExecution, executionMode } = {}) {
 	};
 }
 
-scenario("R58/R59 parallel: tool_execution_end in completion order, tool results in source order", (impl) => latchedRun(impl)(), {
+scenario("parallel: tool_execution_end in completion order, tool results in source order", (impl) => latchedRun(impl)(), {
 	check(t) {
 		assert.deepEqual(toolLog(t), [
 			"ev:tool_execution_start:c1",
@@ -84,15 +84,15 @@ function sleepyRun(impl, { toolExecution, modes = {} } = {}) {
 
 const SEQUENTIAL = ["c1", "c2", "c3"].flatMap((id) => [`ev:tool_execution_start:${id}`, `ev:tool_execution_end:${id}`, "ev:message_start:toolResult", "ev:message_end:toolResult"]);
 
-scenario("R55/R56 sequential mode via config.toolExecution", (impl) => sleepyRun(impl, { toolExecution: "sequential" })(), {
+scenario("sequential mode via config.toolExecution", (impl) => sleepyRun(impl, { toolExecution: "sequential" })(), {
 	check: (t) => assert.deepEqual(toolLog(t), SEQUENTIAL),
 });
 
-scenario("R55 sequential mode because one called tool has executionMode 'sequential'", (impl) => sleepyRun(impl, { modes: { b: "sequential", a: "parallel" } })(), {
+scenario("sequential mode because one called tool has executionMode 'sequential'", (impl) => sleepyRun(impl, { modes: { b: "sequential", a: "parallel" } })(), {
 	check: (t) => assert.deepEqual(toolLog(t), SEQUENTIAL),
 });
 
-scenario("R55 an uncalled sequential tool does not make the batch sequential; unknown mode strings mean parallel", (impl) => sleepyRun(impl, { toolExecution: "bogus", modes: { unused: "sequential" } })(), {
+scenario("an uncalled sequential tool does not make the batch sequential; unknown mode strings mean parallel", (impl) => sleepyRun(impl, { toolExecution: "bogus", modes: { unused: "sequential" } })(), {
 	check(t) {
 		assert.deepEqual(toolLog(t).slice(0, 3), ["ev:tool_execution_start:c1", "ev:tool_execution_start:c2", "ev:tool_execution_start:c3"]);
 		assert.deepEqual(t.hooks.filter((h) => h.name.startsWith("execute")).map((h) => h.toolCallId), ["c1", "c2", "c3"], "closures invoked in content order");
@@ -100,7 +100,7 @@ scenario("R55 an uncalled sequential tool does not make the batch sequential; un
 });
 
 scenario(
-	"R57/R58 parallel: immediate outcomes end during preflight, before any executed call ends",
+	"parallel: immediate outcomes end during preflight, before any executed call ends",
 	async (impl) => {
 		const tr = new Trace();
 		const ok = makeTool(tr, "ok", { parameters: Type.Object({ n: Type.Number() }) });
@@ -125,7 +125,7 @@ scenario(
 );
 
 scenario(
-	"R63 truncated response (stopReason 'length'): every call fails without lookup, hooks or validation; the loop continues",
+	"truncated response (stopReason 'length'): every call fails without lookup, hooks or validation; the loop continues",
 	async (impl) => {
 		const tr = new Trace();
 		const t1 = makeTool(tr, "t", { parameters: Type.Object({ n: Type.Number() }) });
@@ -155,7 +155,7 @@ scenario(
 );
 
 scenario(
-	"R63 'length' without tool calls ends the run normally",
+	"'length' without tool calls ends the run normally",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("cut off")], stopReason: "length" }], { tr });
@@ -166,7 +166,7 @@ scenario(
 );
 
 scenario(
-	"R62 a mixed batch (one terminate, one not) continues; an all-blocked terminate batch stops",
+	"a mixed batch (one terminate, one not) continues; an all-blocked terminate batch stops",
 	async (impl) => {
 		const tr = new Trace();
 		const fin = makeTool(tr, "fin", { execute: async () => ({ content: [], details: {}, terminate: true }) });
@@ -189,7 +189,7 @@ scenario(
 );
 
 scenario(
-	"R58 parallel: a tool that aborts synchronously makes later closures finish with 'Operation aborted'",
+	"parallel: a tool that aborts synchronously makes later closures finish with 'Operation aborted'",
 	async (impl) => {
 		const tr = new Trace();
 		const ac = new AbortController();
@@ -217,7 +217,7 @@ scenario(
 );
 
 scenario(
-	"R42/R57 parallel: abort inside beforeToolCall of the last call; the prepared earlier call ends 'Operation aborted'",
+	"parallel: abort inside beforeToolCall of the last call; the prepared earlier call ends 'Operation aborted'",
 	async (impl) => {
 		const tr = new Trace();
 		const ac = new AbortController();
@@ -243,7 +243,7 @@ scenario(
 );
 
 scenario(
-	"R56 sequential: abort during the last call keeps every result",
+	"sequential: abort during the last call keeps every result",
 	async (impl) => {
 		const tr = new Trace();
 		const ac = new AbortController();
@@ -272,7 +272,7 @@ scenario(
 const ASSISTANT = () => assistant("", { content: [{ type: "toolCall", id: "r1", name: "calc", arguments: { count: "3" } }], stopReason: "toolUse" });
 
 scenario(
-	"R65/R66 runToolCall: tools from options, hooks from options, raw onUpdate, original toolCall, durationMs",
+	"runToolCall: tools from options, hooks from options, raw onUpdate, original toolCall, durationMs",
 	async (impl) => {
 		const tr = new Trace();
 		const calc = makeTool(tr, "calc", {
@@ -317,7 +317,7 @@ scenario(
 );
 
 scenario(
-	"R66 runToolCall immediate outcomes (not found, invalid, blocked) have no durationMs key",
+	"runToolCall immediate outcomes (not found, invalid, blocked) have no durationMs key",
 	async (impl) => {
 		const tr = new Trace();
 		const calc = makeTool(tr, "calc", { parameters: Type.Object({ count: Type.Number() }) });
@@ -338,7 +338,7 @@ scenario(
 );
 
 scenario(
-	"R66 runToolCall with an already aborted signal returns 'Operation aborted' (outcome only)",
+	"runToolCall with an already aborted signal returns 'Operation aborted' (outcome only)",
 	async (impl) => {
 		const tr = new Trace();
 		const calc = makeTool(tr, "calc", { parameters: Type.Object({ count: Type.Number() }) });
@@ -357,7 +357,7 @@ scenario(
 );
 
 scenario(
-	"R66 runToolCall without onUpdate (default no-op) and with execute throwing",
+	"runToolCall without onUpdate (default no-op) and with execute throwing",
 	async (impl) => {
 		const tr = new Trace();
 		const t1 = makeTool(tr, "t", {
@@ -374,7 +374,7 @@ scenario(
 );
 
 scenario(
-	"R48/R66 runToolCall rejects when an onUpdate promise rejects",
+	"runToolCall rejects when an onUpdate promise rejects",
 	async (impl) => {
 		const tr = new Trace();
 		const t1 = makeTool(tr, "t", {
@@ -395,7 +395,7 @@ scenario(
 	{ check: (t) => assert.equal(t.notes.rejected?.message, "sink broke") },
 );
 
-scenario("R65 runToolCall passes options.context, assistantMessage and signal to the hooks", async (impl) => {
+scenario("runToolCall passes options.context, assistantMessage and signal to the hooks", async (impl) => {
 	const tr = new Trace();
 	const t1 = makeTool(tr, "t");
 	const msg = assistant("", { content: [{ type: "toolCall", id: "z", name: "t", arguments: { a: 1 } }] });

@@ -1,4 +1,4 @@
-// declareToolChanges R23–R30: tool loadout declarations through system messages.
+// declareToolChanges: tool loadout declarations through system messages.
 import { Type } from "typebox";
 import { assert, scenario } from "../support/harness.mjs";
 import { call, makeTool, scripted, system, text, user } from "../support/scripted.mjs";
@@ -15,7 +15,7 @@ function loadout(messages) {
 }
 
 scenario(
-	"R28/R29 tools without a system message: a declaration message is inserted before the prompt",
+	"tools without a system message: a declaration message is inserted before the prompt",
 	async (impl) => {
 		const tr = new Trace();
 		const a = makeTool(tr, "alpha", { parameters: Type.Object({ path: Type.String() }), constrainedSampling: false, outputSchema: { type: "object" }, replay: "safe" });
@@ -38,7 +38,7 @@ scenario(
 );
 
 scenario(
-	"R29 loadout changes across turns: added, replaced, changed (removed + added), all removed",
+	"loadout changes across turns: added, replaced, changed (removed + added), all removed",
 	async (impl) => {
 		const tr = new Trace();
 		const first = makeTool(tr, "first");
@@ -75,7 +75,7 @@ scenario(
 );
 
 scenario(
-	"R26/R27 the last pending system message is rewritten with the tool changes (new object, keys after timestamp)",
+	"the last pending system message is rewritten with the tool changes (new object, keys after timestamp)",
 	async (impl) => {
 		const tr = new Trace();
 		const a = makeTool(tr, "a");
@@ -96,7 +96,7 @@ scenario(
 );
 
 scenario(
-	"R26 an unchanged pending system message without tool fields is passed through as the same object",
+	"an unchanged pending system message without tool fields is passed through as the same object",
 	async (impl) => {
 		const tr = new Trace();
 		const sys = system("new prompt");
@@ -115,7 +115,7 @@ scenario(
 );
 
 scenario(
-	"R26 an unchanged pending system message with toolsAdded: [] survives as is",
+	"an unchanged pending system message with toolsAdded: [] survives as is",
 	async (impl) => {
 		const tr = new Trace();
 		const sys = system("p", { toolsAdded: [] });
@@ -134,7 +134,7 @@ scenario(
 );
 
 scenario(
-	"R26 a pending system message re-declaring already declared tools becomes a new object without tool keys",
+	"a pending system message re-declaring already declared tools becomes a new object without tool keys",
 	async (impl) => {
 		const tr = new Trace();
 		const a = makeTool(tr, "a");
@@ -155,7 +155,7 @@ scenario(
 );
 
 scenario(
-	"R24 with two pending system messages the earlier keeps (and counts) its tool fields",
+	"with two pending system messages the earlier keeps (and counts) its tool fields",
 	async (impl) => {
 		const tr = new Trace();
 		const a = makeTool(tr, "a");
@@ -178,7 +178,7 @@ scenario(
 );
 
 scenario(
-	"R28 the declaration is inserted before the first non-system pending message (custom role counts)",
+	"the declaration is inserted before the first non-system pending message (custom role counts)",
 	async (impl) => {
 		const tr = new Trace();
 		const a = makeTool(tr, "a");
@@ -198,7 +198,7 @@ scenario(
 );
 
 scenario(
-	"R25/§4.6 key order inside parameters matters: a reordered schema is a changed declaration",
+	"key order inside parameters matters: a reordered schema is a changed declaration",
 	async (impl) => {
 		const tr = new Trace();
 		const t1 = makeTool(tr, "t", { parameters: { type: "object", properties: { a: { type: "string" } } } });
@@ -218,7 +218,7 @@ scenario(
 );
 
 scenario(
-	"R27 §4.6 declarations are JSON round-trips of parameters (undefined dropped, Date stringified, TypeBox marker gone)",
+	"declarations are JSON round-trips of parameters (undefined dropped, Date stringified, TypeBox marker gone)",
 	async (impl) => {
 		const tr = new Trace();
 		const params = Type.Object({ when: Type.Optional(Type.String({ default: undefined })), n: Type.Number({ examples: [new Date(0)] }) });
@@ -237,7 +237,7 @@ scenario(
 );
 
 scenario(
-	"R30 a tool whose parameters cannot round-trip through JSON rejects runAgentLoop before agent_start",
+	"a tool whose parameters cannot round-trip through JSON rejects runAgentLoop before agent_start",
 	async (impl) => {
 		const tr = new Trace();
 		const bad = makeTool(tr, "bad", { parameters: undefined });
@@ -255,7 +255,7 @@ scenario(
 );
 
 scenario(
-	"R25 system messages already in the context declare the tools: nothing is inserted when they match",
+	"system messages already in the context declare the tools: nothing is inserted when they match",
 	async (impl) => {
 		const tr = new Trace();
 		const a = makeTool(tr, "a");
@@ -267,7 +267,7 @@ scenario(
 	{ check: (t) => assert.deepEqual(types(t).slice(0, 4), ["agent_start", "turn_start", "message_start", "message_end"]) },
 );
 
-scenario("R25 tools removed from the context are declared removed (toolsRemoved only)", async (impl) => {
+scenario("tools removed from the context are declared removed (toolsRemoved only)", async (impl) => {
 	const tr = new Trace();
 	const history = [{ role: "system", content: "base", toolsAdded: [decl("a"), decl("b")], timestamp: 1 }, user("old"), { role: "system", content: "", toolsRemoved: [{ name: "a" }], timestamp: 2 }];
 	const b = makeTool(tr, "b");
@@ -278,7 +278,7 @@ scenario("R25 tools removed from the context are declared removed (toolsRemoved 
 });
 
 scenario(
-	"R29 in-place edits of the same tools array between requests: a changed description, a pushed tool, a removed tool",
+	"in-place edits of the same tools array between requests: a changed description, a pushed tool, a removed tool",
 	async (impl) => {
 		const tr = new Trace();
 		const first = makeTool(tr, "first");

@@ -1,5 +1,5 @@
 // Deliberate deviations from 1.4.0 (see DEVIATIONS.md). These run only against ours: the reference
-// would hang (R5) or lose tool results (R56/R57/R60) here.
+// would hang or lose tool results here.
 import { assert, deviation } from "../support/harness.mjs";
 import { MODEL, call, deferred, makeTool, scripted, sleep, text, user } from "../support/scripted.mjs";
 import { baseConfig, queuePolls, runLoop, toolHooks } from "../support/loop.mjs";
@@ -41,30 +41,30 @@ async function streamFailure(impl, { kind = "stream", prompts = [user("hi")], co
 
 const PROMPT_PREFIX = ["agent_start", "turn_start", "message_start:user", "message_end:user"];
 
-deviation("deviation: R5 agentLoop ends with failure events when convertToLlm throws", async (impl) => {
+deviation("deviation: agentLoop ends with failure events when convertToLlm throws", async (impl) => {
 	const tr = await streamFailure(impl, { config: (t) => baseConfig(t, { convertToLlm: () => { throw new Error("convert failed"); } }) });
 	assert.deepEqual(labels(tr).slice(0, 4), PROMPT_PREFIX);
 	assertFailureTail(tr, { errorMessage: "convert failed" });
 	assert.equal(tr.events.length, 8);
 });
 
-deviation("deviation: R5 agentLoop ends with failure events when streamFn throws synchronously", async (impl) => {
+deviation("deviation: agentLoop ends with failure events when streamFn throws synchronously", async (impl) => {
 	const tr = await streamFailure(impl, { config: (t) => baseConfig(t), responses: [{ throwSync: new Error("sync stream failure") }] });
 	assert.deepEqual(labels(tr).slice(0, 4), PROMPT_PREFIX);
 	assertFailureTail(tr, { errorMessage: "sync stream failure" });
 });
 
-deviation("deviation: R5 agentLoop ends with failure events when streamFn rejects", async (impl) => {
+deviation("deviation: agentLoop ends with failure events when streamFn rejects", async (impl) => {
 	const tr = await streamFailure(impl, { config: (t) => baseConfig(t), responses: [{ reject: new Error("async stream failure") }] });
 	assertFailureTail(tr, { errorMessage: "async stream failure" });
 });
 
-deviation("deviation: R5 agentLoop ends with failure events when getApiKey throws a non-Error", async (impl) => {
+deviation("deviation: agentLoop ends with failure events when getApiKey throws a non-Error", async (impl) => {
 	const tr = await streamFailure(impl, { config: (t) => baseConfig(t, { getApiKey: () => { throw "key failed"; } }) });
 	assertFailureTail(tr, { errorMessage: "key failed" });
 });
 
-deviation("deviation: R5 agentLoop failure after an abort has stopReason 'aborted'", async (impl) => {
+deviation("deviation: agentLoop failure after an abort has stopReason 'aborted'", async (impl) => {
 	const ac = new AbortController();
 	const tr = await streamFailure(impl, {
 		signal: ac.signal,
@@ -79,14 +79,14 @@ deviation("deviation: R5 agentLoop failure after an abort has stopReason 'aborte
 	assertFailureTail(tr, { stopReason: "aborted", errorMessage: "transform failed" });
 });
 
-deviation("deviation: R5/R83 agentLoop without stream function ends with failure events after the prompt events", async (impl) => {
+deviation("deviation: agentLoop without stream function ends with failure events after the prompt events", async (impl) => {
 	const tr = await streamFailure(impl, { streamFn: null, config: (t) => baseConfig(t) });
 	assert.deepEqual(labels(tr).slice(0, 4), PROMPT_PREFIX);
 	assertFailureTail(tr, { errorMessage: NO_DEFAULT });
 	assert.equal(tr.hooks.length, 0, "nothing ran after the missing stream function");
 });
 
-deviation("deviation: R5 agentLoopContinue ends with failure events when prepareRequest throws", async (impl) => {
+deviation("deviation: agentLoopContinue ends with failure events when prepareRequest throws", async (impl) => {
 	const tr = await streamFailure(impl, {
 		kind: "streamContinue",
 		context: { messages: [user("q")] },
@@ -96,7 +96,7 @@ deviation("deviation: R5 agentLoopContinue ends with failure events when prepare
 	assertFailureTail(tr, { errorMessage: "prepare failed" });
 });
 
-deviation("deviation: R5 agentLoop ends with failure events when finishTurn throws after the assistant message", async (impl) => {
+deviation("deviation: agentLoop ends with failure events when finishTurn throws after the assistant message", async (impl) => {
 	const tr = await streamFailure(impl, { config: (t) => baseConfig(t, { finishTurn: async () => { throw new Error("finish failed"); } }) });
 	assert.ok(labels(tr).includes("message_end:assistant"));
 	assertFailureTail(tr, { errorMessage: "finish failed" });
@@ -104,12 +104,12 @@ deviation("deviation: R5 agentLoop ends with failure events when finishTurn thro
 	assert.equal(tr.events.filter((e) => e.type === "message_end" && e.message.role === "assistant").length, 2);
 });
 
-deviation("deviation: R5 agentLoop ends with failure events when the initial steering poll rejects", async (impl) => {
+deviation("deviation: agentLoop ends with failure events when the initial steering poll rejects", async (impl) => {
 	const tr = await streamFailure(impl, { config: (t) => baseConfig(t, { getSteeringMessages: async () => { throw new Error("poll failed"); } }) });
 	assertFailureTail(tr, { errorMessage: "poll failed" });
 });
 
-deviation("deviation: R5/R30 agentLoop ends (no hang) when a tool declaration cannot be serialised", async (impl) => {
+deviation("deviation: agentLoop ends (no hang) when a tool declaration cannot be serialised", async (impl) => {
 	const bad = makeTool(null, "bad");
 	bad.parameters = undefined;
 	const tr = await streamFailure(impl, { context: { messages: [], tools: [bad] }, config: (t) => baseConfig(t) });
@@ -144,7 +144,7 @@ function assertAbortedEnd(tr, id) {
 	assert.deepEqual(m.content, [{ type: "text", text: "Operation aborted" }]);
 }
 
-deviation("deviation: R56 sequential abort during call 1: calls 2 and 3 still get start/end 'Operation aborted' and results", async (impl) => {
+deviation("deviation: sequential abort during call 1: calls 2 and 3 still get start/end 'Operation aborted' and results", async (impl) => {
 	const tr = new Trace();
 	const ac = new AbortController();
 	const t1 = makeTool(tr, "t", {
@@ -169,7 +169,7 @@ deviation("deviation: R56 sequential abort during call 1: calls 2 and 3 still ge
 	assert.equal(tr.events.at(-1).type, "agent_end");
 });
 
-deviation("deviation: R57 parallel abort in beforeToolCall of call 1: every call gets 'Operation aborted' and a result", async (impl) => {
+deviation("deviation: parallel abort in beforeToolCall of call 1: every call gets 'Operation aborted' and a result", async (impl) => {
 	const tr = new Trace();
 	const ac = new AbortController();
 	const t1 = makeTool(tr, "t");
@@ -190,7 +190,7 @@ deviation("deviation: R57 parallel abort in beforeToolCall of call 1: every call
 	assert.equal(tr.events.find((e) => e.type === "turn_end").toolResultIds.length, 3);
 });
 
-deviation("deviation: R57/R58 parallel abort while preparing call 2: prepared call 1 and un-prepared call 3 also end aborted", async (impl) => {
+deviation("deviation: parallel abort while preparing call 2: prepared call 1 and un-prepared call 3 also end aborted", async (impl) => {
 	const tr = new Trace();
 	const ac = new AbortController();
 	const t1 = makeTool(tr, "t");
@@ -208,7 +208,7 @@ deviation("deviation: R57/R58 parallel abort while preparing call 2: prepared ca
 	assert.deepEqual(abortedToolResults(tr).map((m) => m.toolCallId), ["c1", "c2", "c3"]);
 });
 
-deviation("deviation: R56 Agent sequential abort inside a tool: the transcript has a result for every call", async (impl) => {
+deviation("deviation: Agent sequential abort inside a tool: the transcript has a result for every call", async (impl) => {
 	const tr = new Trace();
 	let agent;
 	const t1 = makeTool(tr, "t", {
@@ -232,7 +232,7 @@ deviation("deviation: R56 Agent sequential abort inside a tool: the transcript h
 	assertAbortedEnd(tr, "c2");
 });
 
-deviation("deviation: R60 a listener throwing on a parallel tool_execution_end: no orphaned events after the run, running tools awaited", async (impl) => {
+deviation("deviation: a listener throwing on a parallel tool_execution_end: no orphaned events after the run, running tools awaited", async (impl) => {
 	const tr = new Trace();
 	let c1Done = false;
 	const t1 = makeTool(tr, "t", {
@@ -264,7 +264,7 @@ deviation("deviation: R60 a listener throwing on a parallel tool_execution_end: 
 	assert.equal(agent.state.errorMessage, "listener broke on c2");
 });
 
-deviation("deviation: R60 waitForIdle() after a listener failure covers the running parallel tool", async (impl) => {
+deviation("deviation: waitForIdle() after a listener failure covers the running parallel tool", async (impl) => {
 	const tr = new Trace();
 	const release = deferred();
 	let c1Settled = false;
@@ -292,7 +292,7 @@ deviation("deviation: R60 waitForIdle() after a listener failure covers the runn
 	assert.equal(agent.state.isStreaming, false);
 });
 
-deviation("deviation: R48 an update sink that rejects still gives the call its end and result, then the run fails", async (impl) => {
+deviation("deviation: an update sink that rejects still gives the call its end and result, then the run fails", async (impl) => {
 	const tr = new Trace();
 	const t1 = makeTool(tr, "t", {
 		execute: async (id, p, s, onUpdate) => {

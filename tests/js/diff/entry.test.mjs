@@ -1,4 +1,4 @@
-// Entry points R1–R7 and the default stream function R83.
+// Entry points and the default stream function.
 import { assert, scenario } from "../support/harness.mjs";
 import { MODEL, assistant, call, deferred, makeTool, scripted, sleep, text, thinking, user } from "../support/scripted.mjs";
 import { baseConfig, queuePolls, runLoop } from "../support/loop.mjs";
@@ -38,7 +38,7 @@ function checkCanonicalIdentity(t) {
 }
 
 scenario(
-	"R7 agentLoop: canonical prompt run with streamed text",
+	"agentLoop: canonical prompt run with streamed text",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("Hello", ["Hel", "lo"])] }], { tr });
@@ -58,7 +58,7 @@ scenario(
 );
 
 scenario(
-	"R7 runAgentLoop: canonical order, resolves with agent_end.messages",
+	"runAgentLoop: canonical order, resolves with agent_end.messages",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("Hello", ["Hel", "lo"])], mutable: true }], { tr });
@@ -77,7 +77,7 @@ scenario(
 );
 
 scenario(
-	"R1/R6 agentLoop is observational: the producer runs ahead of a consumer that has not started",
+	"agentLoop is observational: the producer runs ahead of a consumer that has not started",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [thinking("plan"), text("answer")], timing: "micro" }], { tr });
@@ -103,7 +103,7 @@ scenario(
 );
 
 scenario(
-	"R3 runAgentLoop does not mutate the caller's context; the stream sees history + prompt",
+	"runAgentLoop does not mutate the caller's context; the stream sees history + prompt",
 	async (impl) => {
 		const tr = new Trace();
 		const history = [user("old"), assistant("old answer")];
@@ -125,7 +125,7 @@ scenario(
 	},
 );
 
-scenario("R3 several prompts (user, custom role, user) each get message_start/message_end with the same object", async (impl) => {
+scenario("several prompts (user, custom role, user) each get message_start/message_end with the same object", async (impl) => {
 	const tr = new Trace();
 	const streamFn = scripted(impl, [{ content: [text("ok")] }], { tr });
 	const prompts = [user("a"), { role: "note", text: "ui only", timestamp: 7 }, user("b")];
@@ -134,7 +134,7 @@ scenario("R3 several prompts (user, custom role, user) each get message_start/me
 });
 
 scenario(
-	"R4 runAgentLoopContinue shares the caller's messages array (partial and final pushed into it)",
+	"runAgentLoopContinue shares the caller's messages array (partial and final pushed into it)",
 	async (impl) => {
 		const tr = new Trace();
 		const history = [user("q")];
@@ -166,7 +166,7 @@ scenario(
 	},
 );
 
-scenario("R4 agentLoopContinue: continue run over a toolResult tail", async (impl) => {
+scenario("agentLoopContinue: continue run over a toolResult tail", async (impl) => {
 	const tr = new Trace();
 	const history = [
 		user("q"),
@@ -184,7 +184,7 @@ for (const [label, messages, expected] of [
 	["assistant tail", [user("q"), assistant("a")], "Cannot continue from message role: assistant"],
 ]) {
 	scenario(
-		`R2 agentLoopContinue throws synchronously (${label})`,
+		`agentLoopContinue throws synchronously (${label})`,
 		async (impl) => {
 			const tr = new Trace();
 			const streamFn = scripted(impl, [], { tr });
@@ -210,7 +210,7 @@ for (const [label, messages, expected] of [
 	);
 
 	scenario(
-		`R2 runAgentLoopContinue rejects (not a sync throw) (${label})`,
+		`runAgentLoopContinue rejects (not a sync throw) (${label})`,
 		async (impl) => {
 			const tr = new Trace();
 			const streamFn = scripted(impl, [], { tr });
@@ -245,7 +245,7 @@ for (const [label, messages, expected] of [
 }
 
 scenario(
-	"R2 agentLoopContinue accepts a custom-role tail (only the literal assistant role is rejected)",
+	"agentLoopContinue accepts a custom-role tail (only the literal assistant role is rejected)",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("ok")] }], { tr });
@@ -257,7 +257,7 @@ scenario(
 	{ check: (t) => assert.equal(t.calls[0].messages.at(-1).content, "converted") },
 );
 
-scenario("R4 agentLoop([]) does no role check: an assistant tail is sent as is", async (impl) => {
+scenario("agentLoop([]) does no role check: an assistant tail is sent as is", async (impl) => {
 	const tr = new Trace();
 	const streamFn = scripted(impl, [{ content: [text("again")] }], { tr });
 	await runLoop(impl, { tr, kind: "stream", prompts: [], context: { messages: [user("q"), assistant("a")] }, config: baseConfig(tr), streamFn });
@@ -265,7 +265,7 @@ scenario("R4 agentLoop([]) does no role check: an assistant tail is sent as is",
 });
 
 scenario(
-	"R3/R83 runAgentLoop without streamFn and without default: initial events, then the exact error",
+	"runAgentLoop without streamFn and without default: initial events, then the exact error",
 	async (impl) => {
 		const tr = new Trace();
 		await runLoop(impl, { tr, kind: "run", prompts: [user("hi")], context: { messages: [] }, config: baseConfig(tr), streamFn: undefined });
@@ -281,7 +281,7 @@ scenario(
 );
 
 scenario(
-	"R83 runAgentLoopContinue resolves the default lazily: set inside the turn_start emit it is used",
+	"runAgentLoopContinue resolves the default lazily: set inside the turn_start emit it is used",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("via default")] }], { tr, label: "defaultStreamFn" });
@@ -301,7 +301,7 @@ scenario(
 );
 
 scenario(
-	"R83 setDefaultStreamFn: runAgentLoop(streamFn=null) uses it; unset again the error returns",
+	"setDefaultStreamFn: runAgentLoop(streamFn=null) uses it; unset again the error returns",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("one")] }, { content: [text("two")] }], { tr, label: "defaultStreamFn" });
@@ -321,7 +321,7 @@ scenario(
 );
 
 scenario(
-	"R83 Agent constructor resolves the default stream function eagerly",
+	"Agent constructor resolves the default stream function eagerly",
 	async (impl) => {
 		const tr = new Trace();
 		try {
@@ -359,7 +359,7 @@ scenario(
 );
 
 scenario(
-	"R6 runAgentLoop awaits every emit (barrier): a slow sink delays the request",
+	"runAgentLoop awaits every emit (barrier): a slow sink delays the request",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("x")] }], { tr });
@@ -383,7 +383,7 @@ scenario(
 );
 
 scenario(
-	"§1.1 exports: names, kinds and DEFAULT_AGENT_IDENTITY",
+	"exports: names, kinds and DEFAULT_AGENT_IDENTITY",
 	async (impl) => {
 		const kinds = {};
 		for (const k of ["Agent", "DEFAULT_AGENT_IDENTITY", "agentLoop", "agentLoopContinue", "runAgentLoop", "runAgentLoopContinue", "runToolCall", "setDefaultStreamFn"]) {
@@ -418,7 +418,7 @@ for (const [label, config, streamFnSpec] of [
 	["finishTurn throws", (tr) => baseConfig(tr, { finishTurn: async () => { throw new Error("finish failed"); } }), [{ content: [text("x")] }]],
 	["getFollowUpMessages rejects", (tr) => baseConfig(tr, { getFollowUpMessages: async () => { throw new Error("follow failed"); } }), [{ content: [text("x")] }]],
 ]) {
-	scenario(`R5 runAgentLoop rejects when ${label} (events up to the failure)`, async (impl) => {
+	scenario(`runAgentLoop rejects when ${label} (events up to the failure)`, async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, streamFnSpec, { tr });
 		await runLoop(impl, { tr, kind: "run", prompts: [user("hi")], context: { messages: [] }, config: config(tr), streamFn });
@@ -431,7 +431,7 @@ for (const [label, config, streamFnSpec] of [
 	});
 }
 
-scenario("R5 runAgentLoopContinue rejects when prepareNextTurn throws on the second turn", async (impl) => {
+scenario("runAgentLoopContinue rejects when prepareNextTurn throws on the second turn", async (impl) => {
 	const tr = new Trace();
 	const tool = makeTool(tr, "t");
 	const streamFn = scripted(impl, [{ content: [call("c1", "t")] }, { content: [text("x")] }], { tr });
@@ -445,7 +445,7 @@ scenario("R5 runAgentLoopContinue rejects when prepareNextTurn throws on the sec
 	return tr.result();
 }, { check: (t) => assert.equal(t.notes.rejected.message, "next failed") });
 
-scenario("R37 stream whose result() rejects: runAgentLoop rejects with that error", async (impl) => {
+scenario("stream whose result() rejects: runAgentLoop rejects with that error", async (impl) => {
 	const tr = new Trace();
 	const streamFn = () => ({
 		async *[Symbol.asyncIterator]() {
@@ -458,7 +458,7 @@ scenario("R37 stream whose result() rejects: runAgentLoop rejects with that erro
 }, { check: (t) => assert.equal(t.notes.rejected.message, "result failed") });
 
 // a small deferred-based check that the reference's runAgentLoop hands back a live promise while a stream waits
-scenario("R6 runAgentLoop is pending while the stream waits for more events", async (impl) => {
+scenario("runAgentLoop is pending while the stream waits for more events", async (impl) => {
 	const tr = new Trace();
 	const gate = deferred();
 	const streamFn = scripted(impl, [{ content: [text("late")], timing: "micro", beforeEvent: () => {} }], { tr });

@@ -1,4 +1,4 @@
-// §4.2/§4.3 the stream classes every scripted response goes through (EventStream,
+// the stream classes every scripted response goes through (EventStream,
 // createAssistantMessageEventStream). Ours exports them; the reference takes them from pi-ai 1.4.0.
 import { assert, scenario } from "../support/harness.mjs";
 import { assistant, sleep } from "../support/scripted.mjs";
@@ -11,7 +11,7 @@ async function pendingOrValue(p, ms = 15) {
 }
 
 scenario(
-	"§4.2 EventStream: terminal event resolves the result, later pushes are ignored, queued events still delivered",
+	"EventStream: terminal event resolves the result, later pushes are ignored, queued events still delivered",
 	async (impl) => {
 		const s = new impl.EventStream(
 			(e) => e.type === "end",
@@ -37,7 +37,7 @@ scenario(
 );
 
 scenario(
-	"§4.2 EventStream: end(result) releases waiting consumers; end() without result leaves result() pending",
+	"EventStream: end(result) releases waiting consumers; end() without result leaves result() pending",
 	async (impl) => {
 		const a = new impl.EventStream(() => false, () => undefined);
 		const consumer = (async () => {
@@ -64,7 +64,7 @@ scenario(
 );
 
 scenario(
-	"§4.2 EventStream: concurrent consumers split the events",
+	"EventStream: concurrent consumers split the events",
 	async (impl) => {
 		const s = new impl.EventStream((e) => e.last === true, () => "done");
 		const take = async (label, out) => {
@@ -83,7 +83,7 @@ scenario(
 );
 
 scenario(
-	"§4.3 createAssistantMessageEventStream: done/error results and durationMs timing rules",
+	"createAssistantMessageEventStream: done/error results and durationMs timing rules",
 	async (impl) => {
 		const out = {};
 		const s1 = impl.createAssistantMessageEventStream();

@@ -1,11 +1,11 @@
-// streamAssistantResponse R31–R38: transformContext, convertToLlm, apiKey, identity, options, event handling.
+// streamAssistantResponse: transformContext, convertToLlm, apiKey, identity, options, event handling.
 import { assert, scenario } from "../support/harness.mjs";
 import { MODEL, assistant, call, scripted, text, thinking, user, zeroUsage } from "../support/scripted.mjs";
 import { baseConfig, recordedHooks, runLoop } from "../support/loop.mjs";
 import { Trace, labels, signalState, snap } from "../support/trace.mjs";
 
 scenario(
-	"R31/R21 transformContext(messages, signal) runs before convertToLlm, which gets the transformed list",
+	"transformContext(messages, signal) runs before convertToLlm, which gets the transformed list",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("ok")] }], { tr });
@@ -31,7 +31,7 @@ scenario(
 );
 
 scenario(
-	"R31 convertToLlm's array is passed to streamFn unchanged (no copy); returning the input exposes the working array",
+	"convertToLlm's array is passed to streamFn unchanged (no copy); returning the input exposes the working array",
 	async (impl) => {
 		const tr = new Trace();
 		const returned = [];
@@ -68,7 +68,7 @@ scenario(
 );
 
 scenario(
-	"R31 async convertToLlm returning a new array; context passed to streamFn has only `messages`",
+	"async convertToLlm returning a new array; context passed to streamFn has only `messages`",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("ok")] }], { tr });
@@ -92,7 +92,7 @@ for (const [label, getApiKey, apiKey, expected] of [
 	["no key at all: apiKey key present but undefined", undefined, undefined, undefined],
 ]) {
 	scenario(
-		`R32 ${label}`,
+		`getApiKey: ${label}`,
 		async (impl) => {
 			const tr = new Trace();
 			const streamFn = scripted(impl, [{ content: [text("ok")] }], { tr });
@@ -113,7 +113,7 @@ for (const [label, getApiKey, apiKey, expected] of [
 }
 
 scenario(
-	"R33/§4.7 identity is merged over DEFAULT_AGENT_IDENTITY into a fresh object (null attribution overrides)",
+	"identity is merged over DEFAULT_AGENT_IDENTITY into a fresh object (null attribution overrides)",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [call("c", "missing")] }, { content: [text("ok")] }], { tr });
@@ -131,7 +131,7 @@ scenario(
 );
 
 scenario(
-	"R33 every config property is spread into the stream options, then apiKey, identity, signal",
+	"every config property is spread into the stream options, then apiKey, identity, signal",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("ok")] }], { tr });
@@ -172,7 +172,7 @@ scenario(
 );
 
 scenario(
-	"R36/R38 thinkingLevel is stamped onto the provider's result object (reasoning 'medium')",
+	"thinkingLevel is stamped onto the provider's result object (reasoning 'medium')",
 	async (impl) => {
 		const tr = new Trace();
 		let resultObj;
@@ -198,7 +198,7 @@ scenario(
 );
 
 scenario(
-	"R36 an error-only stream (no start): message_start is a copy of the final, message_end the final",
+	"an error-only stream (no start): message_start is a copy of the final, message_end the final",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ noStart: true, content: [], stopReason: "error", errorMessage: "provider 500" }], { tr });
@@ -218,7 +218,7 @@ scenario(
 );
 
 scenario(
-	"R35 content events before `start` are ignored; a done without start still gets message_start",
+	"content events before `start` are ignored; a done without start still gets message_start",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ noStart: true, content: [text("hidden"), thinking("also hidden")] }], { tr });
@@ -229,7 +229,7 @@ scenario(
 );
 
 scenario(
-	"R35 unknown event types are ignored; all nine content event types produce updates with the original event",
+	"unknown event types are ignored; all nine content event types produce updates with the original event",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(
@@ -267,7 +267,7 @@ scenario(
 );
 
 scenario(
-	"R37 the iterator ends without a terminal event: the result passed to end() is used",
+	"the iterator ends without a terminal event: the result passed to end() is used",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("no terminal")], terminal: "end-result", timing: "micro" }], { tr });
@@ -277,7 +277,7 @@ scenario(
 	{ check: (t) => assert.equal(t.events.at(-1).type, "agent_end") },
 );
 
-scenario("R37 terminal event with timer-paced streaming", async (impl) => {
+scenario("terminal event with timer-paced streaming", async (impl) => {
 	const tr = new Trace();
 	const streamFn = scripted(impl, [{ content: [thinking("a"), text("bc", ["b", "c"])], timing: "timer", delayMs: 1 }], { tr });
 	await runLoop(impl, { tr, kind: "stream", prompts: [user("go")], context: { messages: [] }, config: baseConfig(tr), streamFn });
@@ -285,7 +285,7 @@ scenario("R37 terminal event with timer-paced streaming", async (impl) => {
 });
 
 scenario(
-	"R34 the partial is pushed into the working context during streaming and replaced by the final message",
+	"the partial is pushed into the working context during streaming and replaced by the final message",
 	async (impl) => {
 		const tr = new Trace();
 		const history = [user("q")];
@@ -315,7 +315,7 @@ scenario(
 );
 
 scenario(
-	"R37/§4.3 streamFn may return a Promise of a stream, an EventStream or any async iterable with result()",
+	"streamFn may return a Promise of a stream, an EventStream or any async iterable with result()",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(
@@ -334,7 +334,7 @@ scenario(
 );
 
 scenario(
-	"§4.3 durationMs is stamped by the event stream when the message timestamp is not older than the stream",
+	"durationMs is stamped by the event stream when the message timestamp is not older than the stream",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("timed")], timestamp: "now", timing: "timer", delayMs: 2 }], { tr });
@@ -351,7 +351,7 @@ scenario(
 );
 
 scenario(
-	"R35 provider-style mutable partial: updates are shallow copies sharing the content array; final is the partial",
+	"provider-style mutable partial: updates are shallow copies sharing the content array; final is the partial",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("ab", ["a", "b"]), call("c1", "x", { q: 1 })], mutable: true, stopReason: "stop" }], { tr });
@@ -368,7 +368,7 @@ scenario(
 	},
 );
 
-scenario("R36 a done event carrying extra provider fields (responseId, usage, diagnostics) passes them through", async (impl) => {
+scenario("a done event carrying extra provider fields (responseId, usage, diagnostics) passes them through", async (impl) => {
 	const tr = new Trace();
 	const usage = { ...zeroUsage(), input: 12, output: 3, totalTokens: 15 };
 	const streamFn = scripted(impl, [{ content: [text("ok")], usage, extra: { responseId: "r-1", diagnostics: [{ type: "x", timestamp: 5 }] } }], { tr });
@@ -376,7 +376,7 @@ scenario("R36 a done event carrying extra provider fields (responseId, usage, di
 	return tr.result();
 });
 
-scenario("R36 an assistant message from history is not touched; only the new final gets the stamp", async (impl) => {
+scenario("an assistant message from history is not touched; only the new final gets the stamp", async (impl) => {
 	const tr = new Trace();
 	const old = assistant("old");
 	const streamFn = scripted(impl, [{ content: [text("ok")] }], { tr });
@@ -387,7 +387,7 @@ scenario("R36 an assistant message from history is not touched; only the new fin
 }, { check: (t) => assert.equal(t.notes.oldKeys.includes("thinkingLevel"), false) });
 
 scenario(
-	"R7 labels of a thinking + text + tool call response in a sync stream",
+	"labels of a thinking + text + tool call response in a sync stream",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [thinking("t"), text("x"), call("c1", "none")] }, { content: [text("y")] }], { tr });
@@ -398,7 +398,7 @@ scenario(
 );
 
 scenario(
-	"R12/R32 prepareRequest swaps model and context: getApiKey gets the new provider; the partial goes to the new context",
+	"prepareRequest swaps model and context: getApiKey gets the new provider; the partial goes to the new context",
 	async (impl) => {
 		const tr = new Trace();
 		const replacement = { messages: [user("replacement")] };

@@ -1,4 +1,4 @@
-// The tool pipeline R39–R54 (one call at a time, inside the loop).
+// The tool pipeline (one call at a time, inside the loop).
 import { Type } from "typebox";
 import { assert, scenario } from "../support/harness.mjs";
 import { call, makeTool, scripted, sleep, text, user, zeroUsage } from "../support/scripted.mjs";
@@ -31,7 +31,7 @@ const COUNT = Type.Object({ count: Type.Number() });
 const PLAIN_COUNT = { type: "object", properties: { count: { type: "number" } }, required: ["count"] };
 
 scenario(
-	"R39/R45/R51/R54 unknown tool: immediate error result without durationMs",
+	"unknown tool: immediate error result without durationMs",
 	(impl) => toolRun(impl, { tools: [], calls: [call("c1", "nope", { a: 1 })] }),
 	{
 		check(t) {
@@ -49,7 +49,7 @@ scenario(
 );
 
 scenario(
-	"R46/R47/R52/R54 successful execution: raw args on start, durationMs on end and result message",
+	"successful execution: raw args on start, durationMs on end and result message",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [
@@ -76,7 +76,7 @@ scenario(
 );
 
 scenario(
-	"R40/R52 prepareArguments returning a new object: start carries the raw args, execute the prepared ones",
+	"prepareArguments returning a new object: start carries the raw args, execute the prepared ones",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [
@@ -103,7 +103,7 @@ scenario(
 );
 
 scenario(
-	"R40/R41 prepareArguments returning its (mutated) input keeps the original call; execute gets a clone",
+	"prepareArguments returning its (mutated) input keeps the original call; execute gets a clone",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [
@@ -121,7 +121,7 @@ scenario(
 );
 
 scenario(
-	"R44 prepareArguments throwing becomes an immediate error result",
+	"prepareArguments throwing becomes an immediate error result",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [
@@ -142,7 +142,7 @@ scenario(
 );
 
 scenario(
-	"R40/§4.4 an argumentsError on the call fails validation even after prepareArguments",
+	"an argumentsError on the call fails validation even after prepareArguments",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [makeTool(tr, "p", { prepareArguments: () => ({ fixed: true }) }), makeTool(tr, "q")],
@@ -160,7 +160,7 @@ scenario(
 );
 
 scenario(
-	"§4.4 TypeBox Type.Object({count: Type.Number()}) coerces '42' to 42",
+	"TypeBox Type.Object({count: Type.Number()}) coerces '42' to 42",
 	(impl) => toolRun(impl, { tools: (tr) => [makeTool(tr, "count", { parameters: COUNT })], calls: [call("c1", "count", { count: "42" })] }),
 	{
 		check(t) {
@@ -171,7 +171,7 @@ scenario(
 );
 
 scenario(
-	"§4.4 TypeBox validation failure: exact error text",
+	"TypeBox validation failure: exact error text",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [makeTool(tr, "count", { parameters: COUNT })],
@@ -186,7 +186,7 @@ scenario(
 );
 
 scenario(
-	"§4.4 plain JSON schema: string '42' is coerced to 42, 'abc' fails, missing property fails",
+	"plain JSON schema: string '42' is coerced to 42, 'abc' fails, missing property fails",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [makeTool(tr, "plain", { parameters: PLAIN_COUNT })],
@@ -202,7 +202,7 @@ scenario(
 );
 
 scenario(
-	"§4.4 booleans: TypeBox Boolean '1' -> true, plain boolean '1' -> must be boolean",
+	"booleans: TypeBox Boolean '1' -> true, plain boolean '1' -> must be boolean",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [
@@ -220,7 +220,7 @@ scenario(
 );
 
 scenario(
-	"§4.4 nulls: TypeBox String null -> 'null'; plain required string null -> ''; plain optional null -> deleted",
+	"nulls: TypeBox String null -> 'null'; plain required string null -> ''; plain optional null -> deleted",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [
@@ -238,7 +238,7 @@ scenario(
 );
 
 scenario(
-	"§4.4 error paths: nested required list, array item path, root",
+	"error paths: nested required list, array item path, root",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [
@@ -259,7 +259,7 @@ scenario(
 );
 
 scenario(
-	"R42 beforeToolCall: block with reason, block without reason, block with terminate",
+	"beforeToolCall: block with reason, block without reason, block with terminate",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [makeTool(tr, "t")],
@@ -290,7 +290,7 @@ scenario(
 );
 
 scenario(
-	"R42 beforeToolCall mutating args changes what execute receives (no re-validation)",
+	"beforeToolCall mutating args changes what execute receives (no re-validation)",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [makeTool(tr, "count", { parameters: COUNT })],
@@ -307,7 +307,7 @@ scenario(
 );
 
 scenario(
-	"R44 beforeToolCall throwing an Error or a non-Error value",
+	"beforeToolCall throwing an Error or a non-Error value",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [makeTool(tr, "t")],
@@ -329,7 +329,7 @@ scenario(
 );
 
 scenario(
-	"R48 execute throwing Error / string / object / undefined / rejecting with null",
+	"execute throwing Error / string / object / undefined / rejecting with null",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [
@@ -352,7 +352,7 @@ scenario(
 );
 
 scenario(
-	"R47 execute resolving undefined: the isError read throws and becomes the error result",
+	"execute resolving undefined: the isError read throws and becomes the error result",
 	(impl) => toolRun(impl, { tools: (tr) => [makeTool(tr, "t", { execute: async () => undefined })], calls: [call("c1", "t")] }),
 	{
 		check(t) {
@@ -363,7 +363,7 @@ scenario(
 );
 
 scenario(
-	"R47/R54 result.isError true, missing content, extra fields: flags, keys and `content ?? []`",
+	"result.isError true, missing content, extra fields: flags, keys and `content ?? []`",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [
@@ -386,7 +386,7 @@ scenario(
 );
 
 scenario(
-	"R46 onUpdate: updates emitted only while execute runs, with raw args; late updates ignored; async sink awaited",
+	"onUpdate: updates emitted only while execute runs, with raw args; late updates ignored; async sink awaited",
 	async (impl) => {
 		let late;
 		const out = await toolRun(impl, {
@@ -428,7 +428,7 @@ scenario(
 );
 
 scenario(
-	"R49 afterToolCall overrides and the structuredContent rule",
+	"afterToolCall overrides and the structuredContent rule",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [
@@ -469,7 +469,7 @@ scenario(
 );
 
 scenario(
-	"R49/R50 afterToolCall sees thrown results; afterToolCall throwing replaces the result but keeps durationMs",
+	"afterToolCall sees thrown results; afterToolCall throwing replaces the result but keeps durationMs",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [
@@ -502,7 +502,7 @@ scenario(
 );
 
 scenario(
-	"R64 blocked and invalid calls never reach execute or afterToolCall",
+	"blocked and invalid calls never reach execute or afterToolCall",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [makeTool(tr, "count", { parameters: COUNT })],
@@ -518,7 +518,7 @@ scenario(
 );
 
 scenario(
-	"R41/R43 hooks and execute see the working context; args are a deep clone of the raw arguments",
+	"hooks and execute see the working context; args are a deep clone of the raw arguments",
 	(impl) =>
 		toolRun(impl, {
 			tools: (tr) => [makeTool(tr, "t", { parameters: { type: "object", properties: { nested: { type: "object" } } } })],
@@ -537,7 +537,7 @@ scenario(
 );
 
 scenario(
-	"R54 toolResult message keeps `details`/`usage` keys when the tool returned neither",
+	"toolResult message keeps `details`/`usage` keys when the tool returned neither",
 	(impl) => toolRun(impl, { tools: (tr) => [makeTool(tr, "t", { execute: async () => ({ content: [{ type: "text", text: "bare" }] }) })], calls: [call("c1", "t")] }),
 	{
 		check(t) {

@@ -1,4 +1,4 @@
-// The turn loop R8–R22: queue poll timing, prepareNextTurn / prepareRequest swaps, finishTurn, hard exits.
+// The turn loop: queue poll timing, prepareNextTurn / prepareRequest swaps, finishTurn, hard exits.
 import { assert, scenario } from "../support/harness.mjs";
 import { MODEL, MODEL_B, call, makeTool, scripted, text, user } from "../support/scripted.mjs";
 import { baseConfig, queuePolls, recordedHooks, runLoop } from "../support/loop.mjs";
@@ -7,7 +7,7 @@ import { Trace, labels } from "../support/trace.mjs";
 const hookNames = (t) => t.log.filter((l) => l.startsWith("hook:") && l !== "hook:convertToLlm").map((l) => l.slice(5));
 
 scenario(
-	"R8 initial steering poll runs after the prompt events; its messages precede the first request without a turn_start",
+	"initial steering poll runs after the prompt events; its messages precede the first request without a turn_start",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("ok")] }], { tr });
@@ -48,7 +48,7 @@ scenario(
 );
 
 scenario(
-	"R10/R18 steering is polled after every turn and again after prepareNextTurn when that poll was empty",
+	"steering is polled after every turn and again after prepareNextTurn when that poll was empty",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -83,7 +83,7 @@ scenario(
 );
 
 scenario(
-	"R10(b) a non-empty turn_end poll is not re-polled after prepareNextTurn (one-at-a-time safety)",
+	"a non-empty turn_end poll is not re-polled after prepareNextTurn (one-at-a-time safety)",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -108,7 +108,7 @@ scenario(
 );
 
 scenario(
-	"R19 follow-ups are polled only when the agent would stop and start a new turn (no steering re-poll)",
+	"follow-ups are polled only when the agent would stop and start a new turn (no steering re-poll)",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("first")] }, { content: [text("second")] }], { tr });
@@ -139,7 +139,7 @@ scenario(
 );
 
 scenario(
-	"R11 prepareNextTurn messages precede steering messages; both get message_start/message_end after turn_start",
+	"prepareNextTurn messages precede steering messages; both get message_start/message_end after turn_start",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -166,7 +166,7 @@ scenario(
 );
 
 scenario(
-	"R10/R12/R38 prepareNextTurn and prepareRequest swap model and thinking level; the stamp follows the request",
+	"prepareNextTurn and prepareRequest swap model and thinking level; the stamp follows the request",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -199,7 +199,7 @@ scenario(
 );
 
 scenario(
-	"R10 prepareNextTurn context replacement: the next request sees the new context; newMessages keeps growing",
+	"prepareNextTurn context replacement: the next request sees the new context; newMessages keeps growing",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -225,7 +225,7 @@ scenario(
 );
 
 scenario(
-	"R12 prepareRequest runs before the first request with thinkingLevel 'off'; its messages field is ignored",
+	"prepareRequest runs before the first request with thinkingLevel 'off'; its messages field is ignored",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("ok")] }], { tr });
@@ -255,7 +255,7 @@ scenario(
 );
 
 scenario(
-	"R12 tools added through prepareRequest's context are declared only at the next iteration",
+	"tools added through prepareRequest's context are declared only at the next iteration",
 	async (impl) => {
 		const tr = new Trace();
 		const t1 = makeTool(tr, "t");
@@ -290,7 +290,7 @@ scenario(
 
 for (const reason of ["error", "aborted"]) {
 	scenario(
-		`R14 hard exit on stopReason ${reason}: tool calls ignored, finishTurn then turn_end then agent_end, no polls`,
+		`hard exit on stopReason ${reason}: tool calls ignored, finishTurn then turn_end then agent_end, no polls`,
 		async (impl) => {
 			const tr = new Trace();
 			const tool = makeTool(tr, "t");
@@ -320,7 +320,7 @@ for (const reason of ["error", "aborted"]) {
 }
 
 scenario(
-	"R16 finishTurn runs before turn_end with live references (message, toolResults, context, newMessages)",
+	"finishTurn runs before turn_end with live references (message, toolResults, context, newMessages)",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -352,7 +352,7 @@ scenario(
 );
 
 scenario(
-	"R17 finishTurn {action:'end'} ends after turn_end: no steering/follow-up poll, no prepareNextTurn",
+	"finishTurn {action:'end'} ends after turn_end: no steering/follow-up poll, no prepareNextTurn",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -379,7 +379,7 @@ scenario(
 );
 
 scenario(
-	"R18/R19 finishTurn {action:'continue'} without tools forces exactly one context-only turn",
+	"finishTurn {action:'continue'} without tools forces exactly one context-only turn",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("one")] }, { content: [text("two")] }, { content: [text("three")] }], { tr });
@@ -418,7 +418,7 @@ scenario(
 );
 
 scenario(
-	"R18 finishTurn {action:'continue'} on a tool turn adds no extra request",
+	"finishTurn {action:'continue'} on a tool turn adds no extra request",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -437,7 +437,7 @@ scenario(
 );
 
 scenario(
-	"R18 an unknown finishTurn action acts like undefined",
+	"an unknown finishTurn action acts like undefined",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("one")] }, { content: [text("two")] }], { tr });
@@ -454,7 +454,7 @@ scenario(
 );
 
 scenario(
-	"R19 a follow-up satisfies an explicit continuation (no extra context-only turn)",
+	"a follow-up satisfies an explicit continuation (no extra context-only turn)",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("one")] }, { content: [text("two")] }, { content: [text("three")] }], { tr });
@@ -475,7 +475,7 @@ scenario(
 );
 
 scenario(
-	"R20 a batch where every result terminates stops, but the follow-up poll still runs",
+	"a batch where every result terminates stops, but the follow-up poll still runs",
 	async (impl) => {
 		const tr = new Trace();
 		const done = makeTool(tr, "finish", { execute: async () => ({ content: [{ type: "text", text: "bye" }], details: null, terminate: true }) });
@@ -492,7 +492,7 @@ scenario(
 );
 
 scenario(
-	"R20 a terminating batch still continues when steering is pending",
+	"a terminating batch still continues when steering is pending",
 	async (impl) => {
 		const tr = new Trace();
 		const done = makeTool(tr, "finish", { execute: async () => ({ content: [{ type: "text", text: "bye" }], details: null, terminate: true }) });
@@ -510,7 +510,7 @@ scenario(
 );
 
 scenario(
-	"R9 a three-turn tool chain: one request per turn, turn_start between turns",
+	"a three-turn tool chain: one request per turn, turn_start between turns",
 	async (impl) => {
 		const tr = new Trace();
 		const tool = makeTool(tr, "t");
@@ -528,7 +528,7 @@ scenario(
 );
 
 scenario(
-	"R22 after an abort during a tool the loop still polls, injects steering and sends the (aborted) request",
+	"after an abort during a tool the loop still polls, injects steering and sends the (aborted) request",
 	async (impl) => {
 		const tr = new Trace();
 		const ac = new AbortController();
@@ -563,7 +563,7 @@ scenario(
 );
 
 scenario(
-	"R8 queue polls returning undefined/null are treated as empty",
+	"queue polls returning undefined/null are treated as empty",
 	async (impl) => {
 		const tr = new Trace();
 		const streamFn = scripted(impl, [{ content: [text("ok")] }], { tr });
@@ -579,7 +579,7 @@ scenario(
 	{ check: (t) => assert.equal(t.events.at(-1).type, "agent_end") },
 );
 
-scenario("R10 prepareNextTurn returning a falsy value keeps context/config; reasoning stays", async (impl) => {
+scenario("prepareNextTurn returning a falsy value keeps context/config; reasoning stays", async (impl) => {
 	const tr = new Trace();
 	const tool = makeTool(tr, "t");
 	const streamFn = scripted(impl, [{ content: [call("c1", "t")] }, { content: [text("done")] }], { tr });
@@ -593,7 +593,7 @@ scenario("R10 prepareNextTurn returning a falsy value keeps context/config; reas
 	return tr.result({ calls: streamFn.calls });
 });
 
-scenario("R10 prepareNextTurn {thinkingLevel:'xhigh', messages:[]} with model unchanged", async (impl) => {
+scenario("prepareNextTurn {thinkingLevel:'xhigh', messages:[]} with model unchanged", async (impl) => {
 	const tr = new Trace();
 	const tool = makeTool(tr, "t");
 	const streamFn = scripted(impl, [{ content: [call("c1", "t")] }, { content: [text("done")] }], { tr });

@@ -16,7 +16,7 @@ async function oursOrSkip(t) {
 }
 
 // ----- 1. OpenAI-shaped HTTP error bodies -------------------------------------------------------------------------
-// Reference (P5): `Proxy error: ${data.error}` -> "Proxy error: [object Object]" for { error: { message } }.
+// Reference: `Proxy error: ${data.error}` -> "Proxy error: [object Object]" for { error: { message } }.
 // Ours: "Proxy error: <message>".
 
 const OPENAI_ERRORS = [
@@ -39,7 +39,7 @@ for (const [status, json, message] of OPENAI_ERRORS) {
 }
 
 // ----- 2. Structural sharing of streamed tool-call arguments -------------------------------------------------------
-// Reference (P11): every toolcall_delta re-parses partialJson, so `arguments` and everything in it are new
+// Reference: every toolcall_delta re-parses partialJson, so `arguments` and everything in it are new
 // objects at every delta. Ours: `arguments` is a new object only when its value changed, nested objects and
 // arrays whose value did not change keep their identity, and an object handed out is never mutated later.
 // Values still equal the reference's parseStreamingJson at every step, and a full parse at the end.

@@ -1,5 +1,5 @@
-// streamProxy, failure paths: HTTP errors (P5), reading errors and abort (P4, P6, P8), protocol errors
-// (P7, P11), events after the terminal one (P9) and the catch that overwrites a delivered result (P10).
+// streamProxy, failure paths: HTTP errors, reading errors and abort, protocol errors
+//, events after the terminal one and the catch that overwrites a delivered result.
 //
 // Messages that come from the JavaScript runtime (fetch failed, the abort DOMException, JSON.parse's
 // SyntaxError text, TypeErrors, undici's "terminated") are normalised to "<runtime error>" before the two
@@ -27,39 +27,39 @@ function failedBeforeStream(message, reason = "error") {
 	};
 }
 
-// ----- P5: HTTP errors ------------------------------------------------------------------------------------
+// ----- HTTP errors ------------------------------------------------------------------------------------
 
-scenario("P5: HTTP 500 with {error: string} -> Proxy error: <error>", {
+scenario("HTTP 500 with {error: string} -> Proxy error: <error>", {
 	script: { status: 500, json: { error: "upstream down" } },
 	expect: failedBeforeStream("Proxy error: upstream down"),
 });
 
-scenario("P5: HTTP 500 with {error: \"\"} (falsy) -> status line", {
+scenario("HTTP 500 with {error: \"\"} (falsy) -> status line", {
 	script: { status: 500, json: { error: "" } },
 	expect: failedBeforeStream("Proxy error: 500 Internal Server Error"),
 });
 
-scenario("P5: HTTP 502 with a text/html body -> Proxy error: 502 Bad Gateway", {
+scenario("HTTP 502 with a text/html body -> Proxy error: 502 Bad Gateway", {
 	script: { status: 502, body: "<html><body>Bad gateway from nginx</body></html>", headers: { "content-type": "text/html" } },
 	expect: failedBeforeStream("Proxy error: 502 Bad Gateway"),
 });
 
-scenario("P5: HTTP 401 JSON without `error` -> Proxy error: 401 Unauthorized", {
+scenario("HTTP 401 JSON without `error` -> Proxy error: 401 Unauthorized", {
 	script: { status: 401, json: { message: "bad token", code: 401 } },
 	expect: failedBeforeStream("Proxy error: 401 Unauthorized"),
 });
 
-scenario("P5: HTTP 429 with a custom status text and {error: 42} -> Proxy error: 42", {
+scenario("HTTP 429 with a custom status text and {error: 42} -> Proxy error: 42", {
 	script: { status: 429, statusText: "Slow Down", json: { error: 42 } },
 	expect: failedBeforeStream("Proxy error: 42"),
 });
 
-scenario("P5: HTTP 404 with an empty body and a custom status text", {
+scenario("HTTP 404 with an empty body and a custom status text", {
 	script: { status: 404, statusText: "No Such Proxy", body: "" },
 	expect: failedBeforeStream("Proxy error: 404 No Such Proxy"),
 });
 
-scenario("P5: HTTP 503 with an SSE body is still an HTTP error (the body is not streamed)", {
+scenario("HTTP 503 with an SSE body is still an HTTP error (the body is not streamed)", {
 	script: { status: 503, lines: [E.start(), E.textStart(0), E.textDelta(0, "x"), E.done("stop")] },
 	expect: failedBeforeStream("Proxy error: 503 Service Unavailable"),
 });
@@ -90,9 +90,9 @@ scenario("200 with an HTML body and no data lines -> connection closed before do
 	expect: failedBeforeStream("Connection closed by proxy server before the response completed"),
 });
 
-// ----- P8: the stream ends early ----------------------------------------------------------------------------
+// ----- the stream ends early ----------------------------------------------------------------------------
 
-scenario("P8: connection closed cleanly before done", {
+scenario("connection closed cleanly before done", {
 	script: sseScript([E.start(), E.textStart(0), E.textDelta(0, "partial ans"), E.textEnd(0), E.done("stop")], { cutBefore: "terminal" }),
 	expect(run) {
 		assert.deepEqual(types(run), ["start", "text_start", "text_delta", "text_end", "error"]);
@@ -104,14 +104,14 @@ scenario("P8: connection closed cleanly before done", {
 	},
 });
 
-scenario("P8: cut after toolcall_delta keeps partialJson on the block", {
+scenario("cut after toolcall_delta keeps partialJson on the block", {
 	script: sseScript([E.start(), E.toolStart(0, "c1", "t"), E.toolDelta(0, '{"a": [1, 2'), E.done("toolUse")], { cutBefore: "terminal" }),
 	expect(run) {
 		assert.deepEqual(run.settled.content, [{ type: "toolCall", id: "c1", name: "t", arguments: { a: [1, 2] }, partialJson: '{"a": [1, 2' }]);
 	},
 });
 
-scenario("P8: cut in the middle of a data line (no newline, invalid JSON at EOF) -> runtime JSON error", {
+scenario("cut in the middle of a data line (no newline, invalid JSON at EOF) -> runtime JSON error", {
 	script: {
 		status: 200,
 		body: 'data: {"type":"start"}\n\ndata: {"type":"text_start","contentIndex":0}\n\ndata: {"type":"text_delta","contentIndex":0,"delta":"ok"}\n\ndata: {"type":"done","rea',
@@ -125,7 +125,7 @@ scenario("P8: cut in the middle of a data line (no newline, invalid JSON at EOF)
 	},
 });
 
-scenario("P10: the socket is destroyed mid-body -> runtime error (undici: terminated)", {
+scenario("the socket is destroyed mid-body -> runtime error (undici: terminated)", {
 	script: sseScript([E.start(), E.textStart(0), E.textDelta(0, "so far")], { end: "destroy" }),
 	runtimeError: true,
 	expect(run, impl) {
@@ -136,7 +136,7 @@ scenario("P10: the socket is destroyed mid-body -> runtime error (undici: termin
 	},
 });
 
-// ----- abort (P4, P6, P10) ----------------------------------------------------------------------------------
+// ----- abort ----------------------------------------------------------------------------------
 
 scenario("abort before the request: no request is sent, reason aborted (runtime message)", {
 	script: sseScript([E.start(), E.done("stop")]),
@@ -186,7 +186,7 @@ scenario("abort mid-stream while the server hangs after a few events", {
 	},
 });
 
-scenario("P10: abort right after done, connection still open, overwrites the result with aborted", {
+scenario("abort right after done, connection still open, overwrites the result with aborted", {
 	script: sseScript([E.start(), E.textStart(0), E.textDelta(0, "done"), E.textEnd(0), E.done("stop")], { end: "hang", hangMs: 2000 }),
 	abort: { afterTerminal: true },
 	expect(run) {
@@ -208,9 +208,9 @@ scenario("abort after completion changes nothing (the listener is removed)", {
 	},
 });
 
-// ----- P7: malformed lines ------------------------------------------------------------------------------------
+// ----- malformed lines ------------------------------------------------------------------------------------
 
-scenario("P7: a malformed JSON line -> runtime JSON error, reason error", {
+scenario("a malformed JSON line -> runtime JSON error, reason error", {
 	script: sseScript([E.start(), E.textStart(0), E.textDelta(0, "a"), "data: {not json}", "", E.done("stop")]),
 	runtimeError: true,
 	expect(run, impl) {
@@ -220,7 +220,7 @@ scenario("P7: a malformed JSON line -> runtime JSON error, reason error", {
 	},
 });
 
-scenario("P7: one line = one event (a multi-line data field is not joined) -> runtime JSON error", {
+scenario("one line = one event (a multi-line data field is not joined) -> runtime JSON error", {
 	script: sseScript([E.start(), 'data: {"type":', 'data: "text_start","contentIndex":0}', "", E.done("stop")]),
 	runtimeError: true,
 	expect(run) {
@@ -228,7 +228,7 @@ scenario("P7: one line = one event (a multi-line data field is not joined) -> ru
 	},
 });
 
-scenario("P7/P11: `data: null` -> runtime TypeError", {
+scenario("`data: null` -> runtime TypeError", {
 	script: sseScript([E.start(), "data: null", "", E.done("stop")]),
 	runtimeError: true,
 	expect(run) {
@@ -236,7 +236,7 @@ scenario("P7/P11: `data: null` -> runtime TypeError", {
 	},
 });
 
-// ----- P11: deltas for the wrong block ---------------------------------------------------------------------------
+// ----- deltas for the wrong block ---------------------------------------------------------------------------
 
 const WRONG_BLOCK = [
 	["text_delta for a missing index", [E.textDelta(0, "x")], "Received text_delta for non-text content"],
@@ -247,7 +247,7 @@ const WRONG_BLOCK = [
 	["text_delta at index 1 when only 0 exists", [E.textStart(0), E.textDelta(1, "x")], "Received text_delta for non-text content"],
 ];
 for (const [label, evs, message] of WRONG_BLOCK) {
-	scenario(`P11: ${label} -> ${message}`, {
+	scenario(`${label} -> ${message}`, {
 		script: sseScript([E.start(), ...evs, E.done("stop")]),
 		expect(run) {
 			assert.equal(last(run).type, "error");
@@ -259,9 +259,9 @@ for (const [label, evs, message] of WRONG_BLOCK) {
 	});
 }
 
-// ----- P9/P10: after the terminal event ------------------------------------------------------------------------------
+// ----- after the terminal event ------------------------------------------------------------------------------
 
-scenario("P10: done followed by garbage overwrites the delivered result (runtime JSON error)", {
+scenario("done followed by garbage overwrites the delivered result (runtime JSON error)", {
 	script: sseScript([E.start(), E.textStart(0), E.textDelta(0, "hi"), E.textEnd(0), E.done("stop"), "data: garbage{", ""]),
 	runtimeError: true,
 	expect(run) {
@@ -273,7 +273,7 @@ scenario("P10: done followed by garbage overwrites the delivered result (runtime
 	},
 });
 
-scenario("P10: done followed by a delta for a missing block overwrites the result", {
+scenario("done followed by a delta for a missing block overwrites the result", {
 	script: sseScript([E.start(), E.done("stop"), E.textDelta(3, "late")]),
 	expect(run) {
 		assert.deepEqual(types(run), ["start", "done"]);
@@ -282,7 +282,7 @@ scenario("P10: done followed by a delta for a missing block overwrites the resul
 	},
 });
 
-scenario("P9: events after a server error are applied to partial but not delivered", {
+scenario("events after a server error are applied to partial but not delivered", {
 	script: sseScript([E.start(), E.error("error", "model overloaded"), E.textStart(0), E.textDelta(0, "ghost")]),
 	expect(run) {
 		assert.deepEqual(types(run), ["start", "error"]);
@@ -292,7 +292,7 @@ scenario("P9: events after a server error are applied to partial but not deliver
 	},
 });
 
-scenario("P9: a second done mutates the result (reason, usage) without a second event", {
+scenario("a second done mutates the result (reason, usage) without a second event", {
 	script: sseScript([
 		E.start(),
 		E.done("stop", USAGE),
@@ -307,7 +307,7 @@ scenario("P9: a second done mutates the result (reason, usage) without a second 
 	},
 });
 
-// ----- server error events (P11 `error`) -------------------------------------------------------------------------------
+// ----- server error events (`error`) -------------------------------------------------------------------------------
 
 scenario("server error event: reason error with errorMessage and usage", {
 	script: sseScript([E.start(), E.textStart(0), E.textDelta(0, "par"), E.error("error", "Upstream overloaded", { ...USAGE, output: 3 })]),
@@ -330,7 +330,7 @@ scenario("server error event: reason aborted without errorMessage (key set to un
 });
 
 // ----- abort with a reason ------------------------------------------------------------------------------------------
-// fetch rejects with signal.reason itself; P10 turns it into a message with
+// fetch rejects with signal.reason itself; streamProxy turns it into a message with
 // `error instanceof Error ? error.message : String(error)`. Mid-stream the reader is cancelled first and
 // the message is always "Request aborted by user".
 

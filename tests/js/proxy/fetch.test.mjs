@@ -1,7 +1,7 @@
 // streamProxy and the global fetch: it is looked up at call time (so test mocks such as a patched
 // globalThis.fetch work), called with the reference's exact init, and whatever it returns or throws is
 // handled like the reference does: Response-like objects are duck-typed, a non-Error rejection becomes
-// String(value), an Error's message is used as is (P10: `error instanceof Error ? error.message : String(error)`).
+// String(value), an Error's message is used as is (streamProxy: `error instanceof Error ? error.message : String(error)`).
 // These runs need no server: the mock answers.
 import test from "node:test";
 import assert from "node:assert/strict";

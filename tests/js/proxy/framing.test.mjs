@@ -1,4 +1,4 @@
-// streamProxy, the byte level (P6, P7, P8): chunk boundaries anywhere (1-byte, 7-byte, seeded random),
+// streamProxy, the byte level: chunk boundaries anywhere (1-byte, 7-byte, seeded random),
 // multi-byte UTF-8 split across reads, \r\n, SSE lines that are not `data: `, a final line without newline,
 // BOM and invalid UTF-8 (TextDecoder semantics), unknown event types (console.warn), the URL join.
 import test from "node:test";
@@ -194,7 +194,7 @@ scenario("comments, event:, id:, retry:, blank lines, `data:` without a space, o
 	},
 });
 
-scenario("P8: the final line without a newline at EOF is processed", {
+scenario("the final line without a newline at EOF is processed", {
 	script: sseScript([E.start(), E.textStart(0), E.textDelta(0, "eof"), E.textEnd(0), E.done("stop")], { finalNewline: false }),
 	expect(run) {
 		assert.equal(last(run).type, "done");
@@ -202,7 +202,7 @@ scenario("P8: the final line without a newline at EOF is processed", {
 	},
 });
 
-scenario("P8: the final line without a newline at EOF, in one write with everything else", {
+scenario("the final line without a newline at EOF, in one write with everything else", {
 	script: { status: 200, lines: [E.start(), E.textStart(0), E.textDelta(0, "eof"), E.done("stop")], finalNewline: false, eol: "\r\n" },
 	snapshots: false,
 	expect(run) {

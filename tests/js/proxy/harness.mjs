@@ -13,7 +13,7 @@
 // consume the stream with `for await`, snapshot every event as it arrives (the `partial` object is mutated
 // live, so it is deep-copied at each event), then `result()` twice: right after the iterator finished
 // ("atEnd") and once the server has closed the response and the client had time to read the rest
-// ("settled" — P9/P10 mutate the result after the terminal event). The server is closed by the run.
+// ("settled" — streamProxy mutates the result after the terminal event). The server is closed by the run.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -110,7 +110,7 @@ export const USAGE = Object.freeze({
 	cost: { input: 0.00015, output: 0.00034, cacheRead: 0.000001, cacheWrite: 0, total: 0.000491 },
 });
 
-/** Builders for proxy (wire) events, the server side of P12. */
+/** Builders for proxy (wire) events, the server side of. */
 export const E = {
 	start: () => ({ type: "start" }),
 	textStart: (i) => ({ type: "text_start", contentIndex: i }),
@@ -217,8 +217,8 @@ export async function runProxy(impl, spec) {
 			asyncIterable: typeof stream?.[Symbol.asyncIterator] === "function",
 			hasResult: typeof stream?.result === "function",
 		};
-		assert.equal(shape.thenable, false, "P1: streamProxy must return the stream synchronously, not a promise");
-		assert.ok(shape.asyncIterable && shape.hasResult, "P1: the stream must be async-iterable and have result()");
+		assert.equal(shape.thenable, false, "streamProxy must return the stream synchronously, not a promise");
+		assert.ok(shape.asyncIterable && shape.hasResult, "the stream must be async-iterable and have result()");
 		const resultPromise = stream.result();
 		shape.resultSamePromise = stream.result() === resultPromise;
 
@@ -318,8 +318,8 @@ export async function runProxy(impl, spec) {
 // Invariants every run must satisfy (both implementations)
 
 export function assertInvariants(run, spec = {}) {
-	assert.equal(run.shape.resultSamePromise, true, "§4.2: result() returns the same promise every call");
-	assert.deepEqual(run.unhandled, [], "P1: the producer never rejects (no unhandled rejections)");
+	assert.equal(run.shape.resultSamePromise, true, "result() returns the same promise every call");
+	assert.deepEqual(run.unhandled, [], "the producer never rejects (no unhandled rejections)");
 	const types = run.events.map((e) => e.type);
 	if (spec.consume !== "result-only" && spec.breakAfterEvents === undefined) {
 		const terminals = types.filter((t) => t === "done" || t === "error");
@@ -328,11 +328,11 @@ export function assertInvariants(run, spec = {}) {
 	}
 	assert.ok(
 		run.liveness.every(Boolean),
-		`P2/P11: every event carries the one live partial that result() resolves to (${JSON.stringify(run.liveness)})`,
+		`every event carries the one live partial that result() resolves to (${JSON.stringify(run.liveness)})`,
 	);
-	assert.equal(typeof run.raw.timestamp, "number", "P2: timestamp is a number");
-	assert.ok(run.raw.timestamp >= run.raw.t0 && run.raw.timestamp <= run.raw.t1, "P2: timestamp is Date.now() at request time");
-	assert.ok(Number.isInteger(run.raw.durationMs) && run.raw.durationMs >= 0, "§4.3: the terminal message gets durationMs");
+	assert.equal(typeof run.raw.timestamp, "number", "timestamp is a number");
+	assert.ok(run.raw.timestamp >= run.raw.t0 && run.raw.timestamp <= run.raw.t1, "timestamp is Date.now() at request time");
+	assert.ok(Number.isInteger(run.raw.durationMs) && run.raw.durationMs >= 0, "the terminal message gets durationMs");
 	if (spec.runtimeError) {
 		assert.equal(typeof run.raw.errorMessage, "string");
 		assert.ok(run.raw.errorMessage.length > 0, "a runtime error message is not empty");

@@ -1,4 +1,4 @@
-// streamProxy, the request (P3): method, URL, headers, and the JSON body {model, context, options} with
+// streamProxy, the request: method, URL, headers, and the JSON body {model, context, options} with
 // exactly the 11 serialisable option keys in the reference order, `undefined` dropped, and nothing else
 // (no apiKey, signal, identity, hooks, …). The expected raw body is built here from the spec, independently
 // of either implementation, and compared byte for byte.

@@ -1,4 +1,4 @@
-// streamProxy, successful streams: reconstruction of the assistant message from proxy events (P2, P7, P11).
+// streamProxy, successful streams: reconstruction of the assistant message from proxy events.
 // Every scenario runs against the reference and, when pkg/ is built, ours, and compares event by event
 // (type, fields, a snapshot of `partial` at that moment) plus the final message and the request.
 import test from "node:test";
@@ -13,14 +13,14 @@ scenario("text: start, text_start/delta/end, done", {
 		assert.deepEqual(types(run), ["start", "text_start", ...TEXT.map(() => "text_delta"), "text_end", "done"]);
 		const final = run.settled;
 		assert.deepEqual(final.content, [{ type: "text", text: TEXT.join(""), textSignature: undefined }]);
-		assert.ok(Object.hasOwn(final.content[0], "textSignature"), "P11: text_end sets textSignature even when undefined");
+		assert.ok(Object.hasOwn(final.content[0], "textSignature"), "text_end sets textSignature even when undefined");
 		assert.equal(final.stopReason, "stop");
 		assert.deepEqual(final.usage, USAGE);
 		assert.deepEqual(Object.keys(final), ["role", "stopReason", "content", "api", "provider", "model", "usage", "timestamp", "durationMs"]);
 		assert.equal(final.api, "openai-completions");
 		assert.equal(final.provider, "openai");
 		assert.equal(final.model, "gpt-test-1");
-		// P2: the first snapshot is the initial partial.
+		// the first snapshot is the initial partial.
 		assert.deepEqual(run.events[0].partial, {
 			role: "assistant",
 			stopReason: "pending",
@@ -111,7 +111,7 @@ scenario("tool call: toolcall_start/delta/end; the server toolCall adds thoughtS
 		assert.deepEqual(deltas.map((e) => e.partial.content[0].partialJson), WEATHER_DELTAS.map((_, i) => WEATHER_DELTAS.slice(0, i + 1).join("")));
 		assert.deepEqual(deltas[0].partial.content[0].arguments, { city: "Par" });
 		assert.deepEqual(deltas[1].partial.content[0].arguments, { city: "Paris" });
-		// P11: a new block object per delta.
+		// a new block object per delta.
 		assert.deepEqual(deltas.map((e) => e.$replacedBlocks), deltas.map(() => [0]));
 		const end = run.events.find((e) => e.type === "toolcall_end");
 		assert.equal(end.$toolCallIsLiveBlock, true, "toolcall_end.toolCall is the block in partial.content");
@@ -301,7 +301,7 @@ scenario("a second *_start at the same index replaces the block", {
 	},
 });
 
-// ----- usage, stop reasons, providerThinkingLevel (P11 done/error) --------------------------------------------------
+// ----- usage, stop reasons, providerThinkingLevel (done/error) --------------------------------------------------
 
 const BIG_USAGE = {
 	input: 1000,
@@ -373,7 +373,7 @@ scenario("providerThinkingLevel on a server error event", {
 	},
 });
 
-// ----- consuming the stream (§4.2/§4.3) ---------------------------------------------------------------------------
+// ----- consuming the stream ---------------------------------------------------------------------------
 
 const SIMPLE = [E.start(), E.textStart(0), E.textDelta(0, "queued"), E.textEnd(0), E.done("stop")];
 

@@ -1,6 +1,6 @@
 // Scenario registration for the differential suite (node:test).
 //
-//   scenario("R7 canonical order", async (impl) => trace, { check(trace, impl) { ... } })
+//   scenario("canonical order", async (impl) => trace, { check(trace, impl) { ... } })
 //
 // Every scenario is written once and run against every available implementation (reference first).
 // The test fails when

@@ -215,9 +215,9 @@ export class Trace {
 
 	/** Plain data for comparison. */
 	result(extra = {}) {
-		// For agentLoop streams the consumer runs behind the producer (R6): the interleaving of hook calls
+		// For agentLoop streams the consumer runs behind the producer: the interleaving of hook calls
 		// and consumed events is scheduling, not contract, so it is not compared there.
-		const log = this.observational ? "omitted: observational stream (R6)" : this.log;
+		const log = this.observational ? "omitted: observational stream" : this.log;
 		return { log, events: this.events, hooks: this.hooks, notes: this.notes, ...extra };
 	}
 }
