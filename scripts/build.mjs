@@ -67,14 +67,18 @@ if (!dev) {
 // 14 kB of names in the wasm, and the same keys again in the JS glue. binaryen
 // renames them to one module `a` with one- or two-letter fields and prints the
 // mapping; the JS import object and every `wasm.<export>` are rewritten to
-// match. Any surprise in the generated JS leaves the long names in place.
+// match. The rewrite expects wasm-bindgen 0.2.130's shapes exactly: any other
+// shape (a new wasm-bindgen, a new kind of import) stops the build with the
+// reason, and the result is checked against the wasm's own import and export
+// lists, so a rewrite cannot miss silently. tests/js/build-shape.test.mjs checks
+// the shipped package the same way.
 function shortenImportExportNames(wasmOpt, features) {
   const minified = join(pkg, "minified.wasm");
   const out = execFileSync(wasmOpt, ["--minify-imports-and-exports-and-modules", ...features, wasmPath, "-o", minified],
     { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 24 });
   const skip = (why) => {
     rmSync(minified, { force: true });
-    console.warn(`build: import/export names not shortened (${why})`);
+    throw new Error(`build: cannot shorten import/export names: ${why} (the generated JS changed shape; update scripts/build.mjs)`);
   };
   let map;
   try {
@@ -91,6 +95,7 @@ function shortenImportExportNames(wasmOpt, features) {
   for (const [, v, mod] of nsLines) if (!nsVar.has(mod)) nsVar.set(mod, v);
   const returned = /\n    return \{\n        __proto__: null,\n(?:        "[^"]+": import\d+,\n)+    \};\n/;
   if (!returned.test(js)) return skip("unexpected __wbg_get_imports");
+  if (!/\n    const import0 = \{\n        __proto__: null,\n/.test(js)) return skip("__wbg_get_imports without import0");
   const extra = [];
   for (const [mod, field, short] of map.imports) {
     if (!ident.test(short)) return skip(`import name ${short}`);
@@ -119,20 +124,39 @@ function shortenImportExportNames(wasmOpt, features) {
   if (/\bwasm\[/.test(js)) return skip("wasm[...] access");
   const dropped = [...nsLines].map((m) => m[1]).filter((v) => !kept.has(v));
   if (dropped.some((v) => new RegExp(`\\b${v}\\b`).test(js))) return skip("a dropped namespace import is still used");
+  // Every import of the minified wasm must be a key the rewritten JS provides,
+  // and every export it reads must exist.
+  const module = new WebAssembly.Module(readFileSync(minified));
+  const imports = WebAssembly.Module.imports(module);
+  const exported = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
+  const bgKeys = new Set(map.imports.filter(([mod]) => mod === bg).map(([, , short]) => short));
+  const extraKeys = new Set(extra.map((entry) => entry.split(":")[0]));
+  for (const { module: mod, name } of imports) {
+    if (mod !== "a") return skip(`minified import module ${mod}`);
+    if (!bgKeys.has(name) && !extraKeys.has(name)) return skip(`minified import a.${name} has no JS provider`);
+    if (bgKeys.has(name) && !new RegExp(`\\n        ${name.replace(/\$/g, "\\$")}: function\\(`).test(js)) {
+      return skip(`import a.${name} is missing from __wbg_get_imports`);
+    }
+  }
+  for (const [, name] of js.matchAll(/\bwasm\.([A-Za-z_$][\w$]*)/g)) {
+    if (!exported.has(name)) return skip(`wasm.${name} is not an export of the minified module`);
+  }
   writeFileSync(bindgenJs, js);
   renameSync(minified, wasmPath);
 }
 
-// The JS snippets wasm-bindgen copied (our glue) live under snippets/<crate-hash>/.
+// The JS snippets wasm-bindgen copied (our JS beside the Rust modules) live under
+// snippets/<crate-hash>/ at their path in the repository.
 function findSnippet(file) {
   const base = join(pkg, "snippets");
   for (const dir of readdirSync(base)) {
-    const candidate = join(base, dir, "src/js", file);
+    const candidate = join(base, dir, file);
     if (existsSync(candidate)) return "./" + relative(pkg, candidate).split("\\").join("/");
   }
   throw new Error(`snippet ${file} not found in pkg/snippets`);
 }
-const glue = findSnippet("glue.js");
+const glue = findSnippet("src/js/glue.js");
+const agentOptions = findSnippet("src/agent/options.js");
 
 // Entry: initialise the wasm once, with no configuration, wherever the module
 // runs. Bundlers (Vite, esbuild, webpack 5) see `new URL(..., import.meta.url)`
@@ -141,7 +165,7 @@ const generated = readFileSync(join(pkg, `${NAME}.js`), "utf8");
 const runtimeExports = [...generated.matchAll(/^export (?:function|class) (\w+)/gm)].map((m) => m[1]);
 writeFileSync(join(pkg, "index.js"), `// pi-agent-wasm entry: initialises the WebAssembly module on import.
 import init, { initSync, Agent } from "./${NAME}.js";
-import { defineAgent } from "${glue}";
+import { defineAgent } from "${agentOptions}";
 export { ${runtimeExports.join(", ")} } from "./${NAME}.js";
 export {
   EventStream,

@@ -169,17 +169,6 @@ extern "C" {
     fn after_tool_call(this: &RunToolCallOptions) -> JsValue;
 }
 
-#[wasm_bindgen(module = "/src/js/glue.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = toolCallOutcome)]
-    fn tool_call_outcome(
-        tool_call: &JsValue,
-        result: &JsValue,
-        is_error: &JsValue,
-        duration_ms: Option<f64>,
-    ) -> JsValue;
-}
-
 /// Runs one tool call through the whole pipeline (look-up, validation, hooks,
 /// `execute`) without events or messages, as a tool that calls another tool
 /// would. Never rejects for a tool failure: those become `isError` outcomes.
@@ -214,7 +203,7 @@ pub fn run_tool_call(
             &hooks,
         )
         .await?;
-        Ok(tool_call_outcome(
+        Ok(tools::tool_call_outcome(
             &f.tool_call,
             &f.result,
             &f.is_error,

@@ -29,13 +29,13 @@ pub mod queue;
 pub mod sse;
 pub mod transcript;
 
-pub mod agent;
-pub mod agent_loop;
+mod agent;
+mod agent_loop;
 pub mod api;
 pub mod js;
-pub mod panic;
-pub mod proxy;
-pub mod types;
+mod panic;
+mod proxy;
+mod types;
 
 // talc instead of std's dlmalloc: about 3 kB less gzipped wasm.
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]

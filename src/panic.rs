@@ -5,7 +5,7 @@
 
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(module = "/src/js/glue.js")]
+#[wasm_bindgen(module = "/src/panic.js")]
 extern "C" {
     #[wasm_bindgen(js_name = reportPanic)]
     fn report_panic(message: &str);

@@ -1,4 +1,4 @@
-//! `streamProxy` (P1–P12): a stream function that POSTs the request to the
+//! `streamProxy`: a stream function that POSTs the request to the
 //! app's server and rebuilds the assistant message from its SSE events.
 //!
 //! Bytes are framed by the pure `sse` module; tool-call arguments are parsed
@@ -14,6 +14,7 @@ use crate::agent_loop::EventStreamHandle;
 use crate::js::errors;
 use crate::js::glue;
 use crate::js::settle::settle;
+use crate::js::values::{self, js_string};
 use crate::js::view::{self, view};
 use crate::json::partial::{NodeId, NodeKind, PartialJson};
 use crate::sse::{self, DataLine, DeltaKind, SseFramer};
@@ -37,8 +38,6 @@ extern "C" {
     fn set_reader(this: &AbortWatch, reader: &JsValue);
     #[wasm_bindgen(method)]
     fn remove(this: &AbortWatch);
-    #[wasm_bindgen(js_name = jsString)]
-    fn js_string(value: &JsValue) -> String;
     #[wasm_bindgen(js_name = bodyReader, catch)]
     fn body_reader(response: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = proxyLine, catch)]
@@ -335,25 +334,31 @@ fn toolcall_delta_event(
     let block = toolcall_block(partial, &index)?;
     let delta = e.delta()?;
     // `partialJson += delta`, with JavaScript's string conversion of odd values.
-    let text = delta.as_string().unwrap_or_else(|| js_string(&delta));
+    let text = match delta.as_string() {
+        Some(text) => text,
+        None => js_string(&delta)?,
+    };
     // A parser starts from the block's `partialJson` as it stands (`""` after
     // `toolcall_start`; after `toolcall_end` it is gone, and JS's `undefined + delta`
     // is what the reference parses then).
     let prior = || {
         let text = js_sys::Reflect::get(&block, &JsValue::from_str("partialJson"))
             .unwrap_or(JsValue::UNDEFINED);
-        text.as_string().unwrap_or_else(|| js_string(&text))
+        match text.as_string() {
+            Some(text) => Ok(text),
+            None => js_string(&text),
+        }
     };
     // A non-integer index cannot be tracked incrementally; parse from scratch.
     let mut scratch = None;
     let mirror = match index_of(event) {
         Some(i) => {
             if !state.args.iter().any(|(k, _)| *k == i) {
-                state.args.push((i, ArgsMirror::starting_with(&prior())));
+                state.args.push((i, ArgsMirror::starting_with(&prior()?)));
             }
             state.args.iter_mut().find(|(k, _)| *k == i).map(|(_, m)| m)
         }
-        None => Some(scratch.insert(ArgsMirror::starting_with(&prior()))),
+        None => Some(scratch.insert(ArgsMirror::starting_with(&prior()?))),
     };
     let args = match mirror {
         Some(mirror) => {
@@ -498,7 +503,7 @@ impl ArgsMirror {
                         let key = if obj { self.member_key(id, i) } else { None };
                         let v = self.build(child, depth + 1);
                         match key {
-                            Some(key) => glue::set_key(&container, &key, &v),
+                            Some(key) => values::set_key(&container, &key, &v),
                             None if !obj => container.unchecked_ref::<Array>().set(i as u32, v),
                             None => {}
                         }

@@ -1,4 +1,4 @@
-//! `declareToolChanges` (R23–R30): make the transcript declare exactly the
+//! `declareToolChanges`: make the transcript declare exactly the
 //! run's current tools, by rewriting the last pending system message or
 //! inserting one before the first non-system pending message.
 
@@ -6,7 +6,7 @@ use js_sys::Array;
 use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
-use crate::js::glue;
+use crate::js::values::to_array;
 use crate::js::view::{self, view};
 use crate::transcript::{tool_changes, ToolSet};
 
@@ -28,7 +28,7 @@ fn replay(set: &mut ToolSet<JsValue>, messages: &Array) -> Result<(), JsValue> {
     Ok(())
 }
 
-#[wasm_bindgen(module = "/src/js/glue.js")]
+#[wasm_bindgen(module = "/src/agent_loop/declare.js")]
 extern "C" {
     #[wasm_bindgen(js_name = toolDeclarationJson, catch)]
     fn tool_declaration_json(tool: &JsValue) -> Result<String, JsValue>;
@@ -36,6 +36,21 @@ extern "C" {
     fn system_messages_from(messages: &Array, from: u32) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_name = toolsSignature, catch)]
     fn tools_signature(tools: &JsValue) -> Result<u32, JsValue>;
+    /// `[declaration, json]` of a tool.
+    #[wasm_bindgen(js_name = toolDeclaration, catch)]
+    fn tool_declaration(tool: &JsValue) -> Result<Array, JsValue>;
+    /// `message` with its `toolsAdded`/`toolsRemoved` replaced (empty lists dropped).
+    #[wasm_bindgen(js_name = withToolChanges, catch)]
+    fn with_tool_changes(
+        message: &JsValue,
+        added: &Array,
+        removed: &Array,
+    ) -> Result<JsValue, JsValue>;
+    /// A new system message that only declares tool changes.
+    #[wasm_bindgen(js_name = toolUpdateMessage)]
+    fn tool_update_message(added: &Array, removed: &Array) -> JsValue;
+    #[wasm_bindgen(js_name = toolRef)]
+    fn tool_ref(name: &JsValue) -> JsValue;
 }
 
 /// The tool set a transcript declares, remembered with what it was replayed
@@ -103,7 +118,7 @@ impl ToolReplay {
 fn apply(set: &mut ToolSet<JsValue>, message: &JsValue) -> Result<(), JsValue> {
     let removed = view(message).tools_removed()?;
     if view::is_object(&removed) {
-        for tool in glue::to_array(&removed)?.iter() {
+        for tool in to_array(&removed)?.iter() {
             set.remove(
                 &view::field(&tool, |t| t.name())?
                     .as_string()
@@ -113,7 +128,7 @@ fn apply(set: &mut ToolSet<JsValue>, message: &JsValue) -> Result<(), JsValue> {
     }
     let added = view(message).tools_added()?;
     if view::is_object(&added) {
-        for tool in glue::to_array(&added)?.iter() {
+        for tool in to_array(&added)?.iter() {
             let name = view::field(&tool, |t| t.name())?
                 .as_string()
                 .unwrap_or_default();
@@ -157,7 +172,7 @@ pub fn declare_tool_changes(
     let baseline = match (system_index, &pending_system) {
         (Some(index), Some(message)) => {
             let copy = Array::from(pending);
-            copy.set(index, glue::with_tool_changes(message, &empty, &empty)?);
+            copy.set(index, with_tool_changes(message, &empty, &empty)?);
             copy
         }
         _ => pending.clone(),
@@ -183,7 +198,7 @@ pub fn declare_tool_changes(
     replay(&mut set, &baseline)?;
     let previous = declarations(set.iter().map(|(_, d)| d.clone()))?;
     let current = if view::is_object(&tools) {
-        declarations(glue::to_array(&tools)?.iter())?
+        declarations(to_array(&tools)?.iter())?
     } else {
         Vec::new()
     };
@@ -199,13 +214,13 @@ pub fn declare_tool_changes(
     let added = Array::new();
     for i in added_idx {
         if let Some((_, tool, _)) = current.get(i) {
-            added.push(&glue::tool_declaration(tool)?.get(0));
+            added.push(&tool_declaration(tool)?.get(0));
         }
     }
     let removed = Array::new();
     for i in removed_idx {
         if let Some((name, _, _)) = previous.get(i) {
-            removed.push(&glue::tool_ref(&JsValue::from_str(name)));
+            removed.push(&tool_ref(&JsValue::from_str(name)));
         }
     }
     let unchanged = added.length() == 0 && removed.length() == 0;
@@ -217,14 +232,14 @@ pub fn declare_tool_changes(
         {
             return Ok(pending.clone());
         }
-        baseline.set(index, glue::with_tool_changes(&message, &added, &removed)?);
+        baseline.set(index, with_tool_changes(&message, &added, &removed)?);
         return Ok(baseline);
     }
     if unchanged {
         cache.borrow_mut().settled = key;
         return Ok(pending.clone());
     }
-    let update = glue::tool_update_message(&added, &removed);
+    let update = tool_update_message(&added, &removed);
     let mut insert_at = len;
     for i in 0..len {
         if !is_system(&pending.get(i))? {

@@ -18,8 +18,9 @@ use wasm_bindgen::prelude::*;
 
 use crate::js::call;
 use crate::js::errors::{self, msg};
-use crate::js::glue;
+use crate::js::events;
 use crate::js::settle::{settle_from, Done, Settling};
+use crate::js::values;
 use crate::js::view;
 
 pub use run::run_loop;
@@ -47,8 +48,22 @@ pub enum Sink {
     Callback(Function),
     /// `agentLoop`'s `EventStream`: pushed without waiting for the consumer.
     Stream(JsValue),
-    /// An `Agent`: reduce its state, then await its listeners.
-    Agent(Rc<crate::agent::Core>),
+    /// A stateful owner of the run (an `Agent`: reduce its state, then await
+    /// its listeners), as 1.4.0's `runAgentLoop(emit)` is handed the Agent's
+    /// `processEvents`; one virtual call per event.
+    Deliver(Rc<dyn Deliver>),
+}
+
+/// A receiver of a run's events that is not a plain JS callback.
+pub trait Deliver {
+    /// Runs the synchronous part of delivering `event` and returns what is
+    /// left to await: `undefined`, or a promise.
+    fn start(&self, event: &JsValue) -> Result<JsValue, JsValue>;
+    /// [`start`](Self::start), then watches what is left to await in `slot`
+    /// (see `settle::settle_from`); false when nothing is.
+    fn start_watch(&self, event: &JsValue, slot: u32) -> Result<bool, JsValue>;
+    /// A JS function doing [`start`](Self::start), for the streaming fast path.
+    fn deliver_fn(&self) -> Function;
 }
 
 #[wasm_bindgen(module = "/src/js/glue.js")]
@@ -74,7 +89,7 @@ impl Sink {
                 stream.unchecked_ref::<EventStreamHandle>().push(event);
                 Ok(JsValue::UNDEFINED)
             }
-            Sink::Agent(core) => core.start_event(event),
+            Sink::Deliver(target) => target.start(event),
         }
     }
 
@@ -83,7 +98,7 @@ impl Sink {
         match self {
             Sink::Callback(f) => f.clone(),
             Sink::Stream(stream) => stream_deliver(stream),
-            Sink::Agent(core) => core.deliver_fn(),
+            Sink::Deliver(target) => target.deliver_fn(),
         }
     }
 
@@ -92,7 +107,7 @@ impl Sink {
     pub fn emit(&self, event: JsValue) -> Done {
         Done(match self {
             // Delivery and the check for a promise in one call.
-            Sink::Agent(core) => settle_from(|slot| core.start_event_watch(&event, slot)),
+            Sink::Deliver(target) => settle_from(|slot| target.start_watch(&event, slot)),
             _ => match self.start(&event) {
                 Ok(rest) => call::settle(rest),
                 Err(e) => Settling::ready(Err(e)),
@@ -116,15 +131,21 @@ pub struct Hooks {
     pub sequential: bool,
 }
 
-#[wasm_bindgen(module = "/src/js/glue.js")]
+#[wasm_bindgen(module = "/src/agent_loop/loop.js")]
 extern "C" {
     #[wasm_bindgen(js_name = readHooks, catch)]
     fn read_hooks(config: &JsValue) -> Result<Array, JsValue>;
+    /// `defaultConvertToLlm`, the one function object (an Agent's default too).
+    #[wasm_bindgen(js_name = getDefaultConvertToLlm)]
+    fn default_convert_to_llm() -> Function;
+    /// `{ ...context, messages }`.
+    #[wasm_bindgen(js_name = contextWith, catch)]
+    fn context_with(context: &JsValue, messages: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 impl Hooks {
     /// Reads the hooks of `config`; a non-function where a hook belongs is a
-    /// `TypeError` naming it. The reads and checks are JS (glue.js `readHooks`):
+    /// `TypeError` naming it. The reads and checks are JS (loop.js `readHooks`):
     /// one call instead of a getter and a check per hook.
     pub fn read(config: &JsValue) -> Result<Hooks, JsValue> {
         let hooks = read_hooks(config)?;
@@ -133,7 +154,7 @@ impl Hooks {
             f.is_function().then(|| f.unchecked_into::<Function>())
         };
         Ok(Hooks {
-            convert_to_llm: hook(0).unwrap_or_else(glue::default_convert_to_llm),
+            convert_to_llm: hook(0).unwrap_or_else(default_convert_to_llm),
             transform_context: hook(1),
             get_api_key: hook(2),
             finish_turn: hook(3),
@@ -231,7 +252,7 @@ impl Run {
         let config = self.config();
         let value = call::call(f, &config, &[]).await?;
         if value.is_truthy() {
-            glue::to_array(&value)
+            values::to_array(&value)
         } else {
             Ok(Array::new())
         }
@@ -240,7 +261,7 @@ impl Run {
 
 /// `signal?.aborted`.
 pub fn is_aborted(signal: &JsValue) -> bool {
-    glue::is_aborted(signal)
+    values::is_aborted(signal)
 }
 
 /// `context.messages` as an array, or a `TypeError` saying what is wrong.
@@ -280,11 +301,11 @@ pub async fn run_agent_loop(
     carry: Carry,
 ) -> Result<Array, JsValue> {
     let (run, initial) = start(prompts, context, config, sink, signal, carry)?;
-    run.emit(glue::ev_agent_start()).await?;
-    run.emit(glue::ev_turn_start()).await?;
+    run.emit(events::ev_agent_start()).await?;
+    run.emit(events::ev_turn_start()).await?;
     for message in initial.iter() {
-        run.emit(glue::ev_message_start(&message)).await?;
-        run.emit(glue::ev_message_end(&message)).await?;
+        run.emit(events::ev_message_start(&message)).await?;
+        run.emit(events::ev_message_end(&message)).await?;
     }
     let stream_fn = resolve_stream_fn(stream_fn)?;
     run_loop(&run, &stream_fn).await?;
@@ -303,7 +324,7 @@ fn start(
     let Some(prompts) = prompts else {
         check_continue(&context)?;
         // A shallow copy that shares `messages` with the caller, as in the reference.
-        let current = glue::shallow(&context)?;
+        let current = values::shallow(&context)?;
         let run = Run::new(sink, signal, config, current, Array::new(), carry)?;
         return Ok((run, Array::new()));
     };
@@ -320,7 +341,7 @@ fn start(
         }
         context
     } else {
-        glue::context_with(&context, &base.concat(&initial))?
+        context_with(&context, &base.concat(&initial))?
     };
     let run = Run::new(sink, signal, config, current, Array::from(&initial), carry)?;
     Ok((run, initial))
@@ -348,11 +369,11 @@ pub fn fail_stream(stream: &JsValue, config: &JsValue, error: &JsValue, aborted:
             let text = JsValue::from_str(UNDESCRIBED);
             failure_message(&JsValue::UNDEFINED, &text, aborted).unwrap_or(text)
         });
-    stream.push(&glue::ev_message_start(&failure));
-    stream.push(&glue::ev_message_end(&failure));
-    stream.push(&glue::ev_turn_end(&failure, &Array::new()));
+    stream.push(&events::ev_message_start(&failure));
+    stream.push(&events::ev_message_end(&failure));
+    stream.push(&events::ev_turn_end(&failure, &Array::new()));
     let messages = Array::of1(&failure);
-    stream.push(&glue::ev_agent_end(&messages));
+    stream.push(&events::ev_agent_end(&messages));
     stream.end(&messages);
 }
 
@@ -372,10 +393,10 @@ pub fn failure_message(
     } else {
         js_sys::Object::new().into()
     };
-    glue::failure_message(
+    events::failure_message(
         &model,
         if aborted { "aborted" } else { "error" },
         &errors::err_text(error)?,
-        &crate::agent::empty_usage(),
+        &events::empty_usage(),
     )
 }

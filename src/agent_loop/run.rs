@@ -1,4 +1,4 @@
-//! The two loops (R8–R22): the inner loop runs one request per turn while tool
+//! The two loops: the inner loop runs one request per turn while tool
 //! calls or steering messages remain; the outer loop picks up follow-ups (or one
 //! context-only turn after an explicit `continue`) when the agent would stop.
 
@@ -7,14 +7,27 @@ use wasm_bindgen::prelude::*;
 
 use super::{declare, request, tools, Run};
 use crate::js::call;
-use crate::js::glue;
+use crate::js::events;
 use crate::js::spawn::BoxFuture;
+use crate::js::values::{push_all, to_array};
 use crate::js::view::{self, view};
 
-#[wasm_bindgen(module = "/src/js/glue.js")]
+#[wasm_bindgen(module = "/src/agent_loop/run.js")]
 extern "C" {
+    /// `config` with a hook update's `model` and `thinkingLevel` applied.
     #[wasm_bindgen(js_name = updatedConfig, catch)]
     fn updated_config(update: &JsValue, config: &JsValue) -> Result<JsValue, JsValue>;
+    /// `finishTurn`'s and `prepareNextTurn`'s context.
+    #[wasm_bindgen(js_name = turnContext)]
+    fn turn_context(
+        message: &JsValue,
+        tool_results: &JsValue,
+        context: &JsValue,
+        new_messages: &JsValue,
+    ) -> JsValue;
+    /// `prepareRequest`'s context.
+    #[wasm_bindgen(js_name = requestContext)]
+    fn request_context(context: &JsValue, model: &JsValue, thinking_level: &JsValue) -> JsValue;
 }
 
 /// What a hook's `{ context?, model?, thinkingLevel? }` update changes. The
@@ -55,7 +68,7 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
                     if update.is_truthy() {
                         let messages = view(&update).messages()?;
                         if !messages.is_undefined() && !messages.is_null() {
-                            prepared = glue::to_array(&messages)?;
+                            prepared = to_array(&messages)?;
                         }
                         apply_update(run, &update)?;
                     }
@@ -63,21 +76,21 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
                 if pending.length() == 0 {
                     pending = run.poll(&hooks.get_steering).await?;
                 }
-                run.emit(glue::ev_turn_start()).await?;
+                run.emit(events::ev_turn_start()).await?;
             }
 
             let queued = prepared.concat(&pending);
             let declared = declare::declare_tool_changes(&run.context(), &queued, &run.replay)?;
             for message in declared.iter() {
-                run.emit(glue::ev_message_start(&message)).await?;
-                run.emit(glue::ev_message_end(&message)).await?;
+                run.emit(events::ev_message_start(&message)).await?;
+                run.emit(events::ev_message_end(&message)).await?;
                 run.messages()?.push(&message);
                 run.new_messages.push(&message);
             }
 
             if let Some(f) = &hooks.prepare_request {
                 let config = run.config();
-                let request = glue::request_context(
+                let request = request_context(
                     &run.context(),
                     &view(&config).model()?,
                     &thinking_level(&config)?,
@@ -97,12 +110,12 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
 
             let stop = view::field(&message, |m| m.stop_reason())?;
             if view::is_str(&stop, "error") || view::is_str(&stop, "aborted") {
-                let turn =
-                    glue::turn_context(&message, &Array::new(), &run.context(), &run.new_messages);
+                let turn = turn_context(&message, &Array::new(), &run.context(), &run.new_messages);
                 if let Some(f) = &hooks.finish_turn {
                     call::call(f, &run.config(), &[&turn, &run.signal]).await?;
                 }
-                run.emit(glue::ev_turn_end(&message, &Array::new())).await?;
+                run.emit(events::ev_turn_end(&message, &Array::new()))
+                    .await?;
                 break 'run;
             }
 
@@ -120,18 +133,18 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
                 more_tool_calls = !batch.terminate;
                 // The batch's array is new and used nowhere else.
                 tool_results = batch.messages;
-                glue::push_all(&run.messages()?, &tool_results);
-                glue::push_all(&run.new_messages, &tool_results);
+                push_all(&run.messages()?, &tool_results);
+                push_all(&run.new_messages, &tool_results);
             }
 
-            let turn =
-                glue::turn_context(&message, &tool_results, &run.context(), &run.new_messages);
+            let turn = turn_context(&message, &tool_results, &run.context(), &run.new_messages);
             let decision = match &hooks.finish_turn {
                 Some(f) => call::call(f, &run.config(), &[&turn, &run.signal]).await?,
                 None => JsValue::UNDEFINED,
             };
             last_turn = Some(turn);
-            run.emit(glue::ev_turn_end(&message, &tool_results)).await?;
+            run.emit(events::ev_turn_end(&message, &tool_results))
+                .await?;
 
             let action = view::field(&decision, |d| d.action())?;
             if view::is_str(&action, "end") {
@@ -156,5 +169,5 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
         }
         break;
     }
-    run.emit(glue::ev_agent_end(&run.new_messages)).await
+    run.emit(events::ev_agent_end(&run.new_messages)).await
 }

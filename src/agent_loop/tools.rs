@@ -1,4 +1,4 @@
-//! The tool pipeline (R39–R66): look-up, `prepareArguments`, validation,
+//! The tool pipeline: look-up, `prepareArguments`, validation,
 //! `beforeToolCall`, `execute` with progress updates, `afterToolCall`, and the
 //! sequential, parallel and truncated batches that turn calls into results.
 //!
@@ -19,9 +19,10 @@ use super::join::join_all;
 use super::{is_aborted, Run};
 use crate::js::call;
 use crate::js::errors::{self, msg};
-use crate::js::glue;
+use crate::js::events;
 use crate::js::settle::{self, Done};
 use crate::js::validate;
+use crate::js::values::{self, js_string};
 use crate::js::view::{self, view};
 
 /// The tool-result messages of one batch and whether they end the inner loop.
@@ -55,9 +56,9 @@ pub struct ToolHooks<'a> {
     pub after: Option<&'a Function>,
 }
 
-#[wasm_bindgen(module = "/src/js/glue.js")]
+#[wasm_bindgen(module = "/src/agent_loop/tools.js")]
 extern "C" {
-    /// A tool's `onUpdate` and what its deliveries left to await (see glue.js).
+    /// A tool's `onUpdate` and what its deliveries left to await (see tools.js).
     #[wasm_bindgen(js_name = updateGate)]
     fn update_gate(deliver: &JsValue, tool_call: &JsValue) -> UpdateGate;
     type UpdateGate;
@@ -67,8 +68,6 @@ extern "C" {
     fn pending(this: &UpdateGate) -> Array;
     #[wasm_bindgen(method, getter, js_name = onUpdate)]
     fn on_update(this: &UpdateGate) -> JsValue;
-    #[wasm_bindgen(js_name = jsString, catch)]
-    fn js_string(value: &JsValue) -> Result<String, JsValue>;
     #[wasm_bindgen(js_name = findTool, catch)]
     fn find_tool_js(tools: &JsValue, name: &JsValue) -> Result<JsValue, JsValue>;
     /// The error result of a `beforeToolCall` outcome that blocks the call,
@@ -78,21 +77,59 @@ extern "C" {
     /// `[result, isError]` of what `execute` returned (`ok`) or threw.
     #[wasm_bindgen(js_name = executedResult, catch)]
     fn executed_result(ok: bool, value: &JsValue) -> Result<Array, JsValue>;
+    /// An `afterToolCall` override applied field by field: `[result, isError]`.
+    #[wasm_bindgen(js_name = applyAfterToolCall, catch)]
+    fn apply_after_tool_call(
+        result: &JsValue,
+        is_error: &JsValue,
+        r: &JsValue,
+    ) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_name = withArguments, catch)]
+    fn with_arguments(tool_call: &JsValue, args: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = beforeContext)]
+    fn before_context(
+        assistant: &JsValue,
+        tool_call: &JsValue,
+        args: &JsValue,
+        context: &JsValue,
+    ) -> JsValue;
+    #[wasm_bindgen(js_name = afterContext)]
+    fn after_context(
+        assistant: &JsValue,
+        tool_call: &JsValue,
+        args: &JsValue,
+        result: &JsValue,
+        is_error: &JsValue,
+        context: &JsValue,
+    ) -> JsValue;
+    /// Whether any called tool declares `executionMode: "sequential"`.
+    #[wasm_bindgen(js_name = anySequential, catch)]
+    fn any_sequential(tools: &JsValue, tool_calls: &JsValue) -> Result<bool, JsValue>;
+    #[wasm_bindgen(js_name = toolCallsOf, catch)]
+    fn tool_calls_js(message: &JsValue) -> Result<Array, JsValue>;
+    /// `runToolCall`'s outcome object.
+    #[wasm_bindgen(js_name = toolCallOutcome)]
+    pub(crate) fn tool_call_outcome(
+        tool_call: &JsValue,
+        result: &JsValue,
+        is_error: &JsValue,
+        duration_ms: Option<f64>,
+    ) -> JsValue;
 }
 
 /// `message.content.filter(c => c.type === "toolCall")`, failing where the
 /// reference's `filter` fails (content that is missing or not an array).
 pub fn tool_calls_of(message: &JsValue) -> Result<Array, JsValue> {
-    glue::tool_calls_of(message)
+    tool_calls_js(message)
 }
 
 fn error_result(text: &str) -> JsValue {
-    glue::error_tool_result(&JsValue::from_str(text))
+    events::error_tool_result(&JsValue::from_str(text))
 }
 
 /// An error result whose text is the reference's errText of `error`.
 fn error_result_of(error: &JsValue) -> Result<JsValue, JsValue> {
-    Ok(glue::error_tool_result(&errors::err_text(error)?))
+    Ok(events::error_tool_result(&errors::err_text(error)?))
 }
 
 /// `tools.find(t => t.name === name)`, in one call.
@@ -142,13 +179,13 @@ async fn prepare_checked(
             if p == original {
                 tool_call.clone()
             } else {
-                glue::with_arguments(tool_call, &p)?
+                with_arguments(tool_call, &p)?
             }
         }
     };
     let args = validate::validate_tool_arguments(tool, &prepared_call)?;
     if let Some(before) = hooks.before {
-        let ctx = glue::before_context(assistant, tool_call, &args, context);
+        let ctx = before_context(assistant, tool_call, &args, context);
         // Once the run is aborted the call ends with `Operation aborted` whatever
         // the hook returns, so a hook that ignores the abort is not waited for.
         let value = call::call_sync(before, hooks.this, &[&ctx, signal])?;
@@ -204,7 +241,7 @@ async fn execute_prepared(
         }
     };
     let on_update = gate.on_update();
-    let start = glue::mono();
+    let start = values::mono();
     let outcome = match view(tool)
         .execute()
         .and_then(|f| call::optional_fn(f, "tool.execute"))
@@ -216,7 +253,7 @@ async fn execute_prepared(
         Ok(None) => Err(errors::type_error("tool.execute is not a function")),
         Err(e) => Err(e),
     };
-    let duration_ms = (glue::mono() - start).round();
+    let duration_ms = (values::mono() - start).round();
     gate.set_open(false);
     let mut update_error = None;
     for w in gate.pending().iter() {
@@ -250,9 +287,9 @@ async fn finalize(
     let mut result = executed.result;
     let mut is_error = executed.is_error;
     if let Some(after) = hooks.after {
-        let ctx = glue::after_context(assistant, tool_call, args, &result, &is_error, context);
+        let ctx = after_context(assistant, tool_call, args, &result, &is_error, context);
         let merged = match call::call(after, hooks.this, &[&ctx, signal]).await {
-            Ok(r) if r.is_truthy() => glue::apply_after_tool_call(&result, &is_error, &r).map(Some),
+            Ok(r) if r.is_truthy() => apply_after_tool_call(&result, &is_error, &r).map(Some),
             Ok(_) => Ok(None),
             Err(error) => Err(error),
         };
@@ -278,14 +315,14 @@ async fn finalize(
 }
 
 fn emit_end(run: &Run, f: &Finalized) -> Done {
-    match glue::ev_tool_end_of(&f.tool_call, &f.result, &f.is_error, f.duration_ms) {
+    match events::ev_tool_end_of(&f.tool_call, &f.result, &f.is_error, f.duration_ms) {
         Ok(event) => run.emit(event),
         Err(e) => Done::failed(e),
     }
 }
 
 fn emit_start(run: &Run, tool_call: &JsValue) -> Done {
-    match glue::ev_tool_start_of(tool_call) {
+    match events::ev_tool_start_of(tool_call) {
         Ok(event) => run.emit(event),
         Err(e) => Done::failed(e),
     }
@@ -298,18 +335,22 @@ async fn emit_result_messages(run: &Run, all: &[Finalized]) -> (Array, Option<Js
     let messages = Array::new();
     let mut first_error = None;
     for f in all {
-        let message =
-            match glue::tool_result_message(&f.tool_call, &f.result, &f.is_error, f.duration_ms) {
-                Ok(m) => m,
-                Err(e) => {
-                    first_error.get_or_insert(e);
-                    continue;
-                }
-            };
-        if let Err(e) = run.emit(glue::ev_message_start(&message)).await {
+        let message = match events::tool_result_message(
+            &f.tool_call,
+            &f.result,
+            &f.is_error,
+            f.duration_ms,
+        ) {
+            Ok(m) => m,
+            Err(e) => {
+                first_error.get_or_insert(e);
+                continue;
+            }
+        };
+        if let Err(e) = run.emit(events::ev_message_start(&message)).await {
             first_error.get_or_insert(e);
         }
-        if let Err(e) = run.emit(glue::ev_message_end(&message)).await {
+        if let Err(e) = run.emit(events::ev_message_end(&message)).await {
             first_error.get_or_insert(e);
         }
         messages.push(&message);
@@ -338,7 +379,7 @@ fn terminates(all: &[Finalized]) -> Result<bool, JsValue> {
     Ok(true)
 }
 
-/// R63: after a `length` stop every tool call fails, unrun: its arguments may be truncated.
+/// After a `length` stop every tool call fails, unrun: its arguments may be truncated.
 fn truncated_result(tool_call: &JsValue) -> Result<JsValue, JsValue> {
     let mut text = String::from("Tool call \"");
     text.push_str(&js_string(&view(tool_call).name()?)?);
@@ -347,7 +388,7 @@ fn truncated_result(tool_call: &JsValue) -> Result<JsValue, JsValue> {
 }
 
 fn is_sequential(run: &Run, tools: &JsValue, tool_calls: &Array) -> Result<bool, JsValue> {
-    Ok(run.hooks.sequential || glue::any_sequential(tools, tool_calls)?)
+    Ok(run.hooks.sequential || any_sequential(tools, tool_calls)?)
 }
 
 /// What the calls of a batch share.
@@ -357,7 +398,7 @@ struct Calls<'a> {
     tools: &'a JsValue,
     assistant: &'a JsValue,
     hooks: &'a ToolHooks<'a>,
-    /// R63: every call fails unrun, one call at a time (nothing about the
+    /// Every call fails unrun, one call at a time (nothing about the
     /// tools is read); the model is asked again.
     truncated: bool,
 }

@@ -4,7 +4,7 @@
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::glue;
+use super::values::{self, own_keys};
 use super::view::{type_tag, TypeTag};
 use crate::json::{Map, Value};
 
@@ -35,12 +35,6 @@ impl ConvertError {
             }
         }
     }
-}
-
-#[wasm_bindgen(module = "/src/js/glue.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = ownKeys, catch)]
-    fn own_keys(object: &JsValue) -> Result<Array, JsValue>;
 }
 
 /// Copies a JS value. `hidden` names non-enumerable keys to copy as ordinary
@@ -117,7 +111,7 @@ pub fn to_js(value: &Value) -> JsValue {
         Value::Object(map) => {
             let object: JsValue = Object::new().into();
             for (key, item) in map.iter() {
-                glue::set_key(&object, key, &to_js(item));
+                values::set_key(&object, key, &to_js(item));
             }
             object
         }

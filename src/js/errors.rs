@@ -16,7 +16,7 @@ pub fn type_error(message: &str) -> JsValue {
 /// `String(error)` runs user code (`toString`), which may throw in turn: that
 /// error is the `Err`, as it propagates in the reference.
 pub fn err_text(error: &JsValue) -> Result<JsValue, JsValue> {
-    super::glue::err_text(error)
+    super::values::err_text(error)
 }
 
 /// The message errors the package throws, word for word as in 1.4.0.
@@ -31,6 +31,5 @@ pub mod msg {
     pub const ALREADY_RESETTING: &str =
         "Agent is already processing. Wait for completion before resetting.";
     pub const NO_MESSAGES_TO_CONTINUE: &str = "No messages to continue from";
-    pub const LISTENER_OUTSIDE_RUN: &str = "Agent listener invoked outside active run";
     pub const OPERATION_ABORTED: &str = "Operation aborted";
 }

@@ -1,16 +1,19 @@
 //! The binding layer: the only place that knows about JavaScript.
 //!
-//! `glue` imports the small JS module that builds objects in one call each,
-//! `view` reads the few fields the loop needs from JS objects, `call` calls user
+//! Each Rust module here holds the extern block of the JS file beside it (see
+//! src/js/README.md): `values` the plain-value helpers, `events` the event and
+//! message constructors, `glue` the streams; `view` reads the few fields the loop needs from JS objects, `call` calls user
 //! functions (sync or async) without ever panicking, `convert` turns tool
 //! arguments and schemas into the pure `json::Value`, and `errors` makes real JS
 //! `Error`/`TypeError` objects with the reference's messages.
 
-pub mod call;
+pub(crate) mod call;
 pub mod convert;
-pub mod errors;
+pub(crate) mod errors;
+pub(crate) mod events;
 pub mod glue;
-pub mod settle;
-pub mod spawn;
-pub mod validate;
-pub mod view;
+pub(crate) mod settle;
+pub(crate) mod spawn;
+pub(crate) mod validate;
+pub(crate) mod values;
+pub(crate) mod view;

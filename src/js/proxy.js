@@ -2,6 +2,12 @@
 // per-event edits of the partial message (plain property writes on JS objects).
 // Rust drives the reading, framing, JSON-argument parsing and the ordering.
 
+import { EMPTY_USAGE } from "./events.js";
+
+// A fresh copy per message: the partial's usage is its own (1.4.0 builds a new
+// object here), while EMPTY_USAGE is shared by failure messages.
+const emptyUsage = () => ({ ...EMPTY_USAGE, cost: { ...EMPTY_USAGE.cost } });
+
 export function proxyPartial(model) {
   return {
     role: "assistant",
@@ -10,14 +16,7 @@ export function proxyPartial(model) {
     api: model.api,
     provider: model.provider,
     model: model.id,
-    usage: {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-    },
+    usage: emptyUsage(),
     timestamp: Date.now(),
   };
 }
@@ -90,7 +89,6 @@ export function abortWatch(signal) {
   }
   return watch;
 }
-export const jsString = (value) => String(value);
 
 export const bodyReader = (response) => response.body.getReader();
 export const warnUnhandled = (type) => console.warn(`Unhandled proxy event type: ${type}`);
@@ -98,6 +96,22 @@ export const warnUnhandled = (type) => console.warn(`Unhandled proxy event type:
 const fail = (message) => {
   throw new Error(message);
 };
+
+/** A text delta applied to its block, and the event to push (from a parsed line or from Rust's tape). */
+function textDelta(partial, i, delta) {
+  const block = partial.content[i];
+  if (block?.type !== "text") fail("Received text_delta for non-text content");
+  block.text += delta;
+  return { type: "text_delta", contentIndex: i, delta, partial };
+}
+
+/** A thinking delta applied to its block, and the event to push. */
+function thinkingDelta(partial, i, delta) {
+  const block = partial.content[i];
+  if (block?.type !== "thinking") fail("Received thinking_delta for non-thinking content");
+  block.thinking += delta;
+  return { type: "thinking_delta", contentIndex: i, delta, partial };
+}
 
 /**
  * Applies one proxy event to `partial` and returns the stream event to push,
@@ -113,12 +127,8 @@ export function applyProxyEvent(e, partial) {
     case "text_start":
       content[i] = { type: "text", text: "" };
       return { type: "text_start", contentIndex: i, partial };
-    case "text_delta": {
-      const block = content[i];
-      if (block?.type !== "text") fail("Received text_delta for non-text content");
-      block.text += e.delta;
-      return { type: "text_delta", contentIndex: i, delta: e.delta, partial };
-    }
+    case "text_delta":
+      return textDelta(partial, i, e.delta);
     case "text_end": {
       const block = content[i];
       if (block?.type !== "text") fail("Received text_end for non-text content");
@@ -128,12 +138,8 @@ export function applyProxyEvent(e, partial) {
     case "thinking_start":
       content[i] = { type: "thinking", thinking: "" };
       return { type: "thinking_start", contentIndex: i, partial };
-    case "thinking_delta": {
-      const block = content[i];
-      if (block?.type !== "thinking") fail("Received thinking_delta for non-thinking content");
-      block.thinking += e.delta;
-      return { type: "thinking_delta", contentIndex: i, delta: e.delta, partial };
-    }
+    case "thinking_delta":
+      return thinkingDelta(partial, i, e.delta);
     case "thinking_end": {
       const block = content[i];
       if (block?.type !== "thinking") fail("Received thinking_end for non-thinking content");
@@ -229,15 +235,6 @@ export function proxyDeltas(bytes, view, partial, stream) {
     const to = tape[k + 1];
     const delta = text.slice(from, to);
     from = to;
-    const block = partial.content[i];
-    if (tape[k] & 1) {
-      if (block?.type !== "thinking") fail("Received thinking_delta for non-thinking content");
-      block.thinking += delta;
-      stream.push({ type: "thinking_delta", contentIndex: i, delta, partial });
-    } else {
-      if (block?.type !== "text") fail("Received text_delta for non-text content");
-      block.text += delta;
-      stream.push({ type: "text_delta", contentIndex: i, delta, partial });
-    }
+    stream.push(tape[k] & 1 ? thinkingDelta(partial, i, delta) : textDelta(partial, i, delta));
   }
 }

@@ -1,4 +1,4 @@
-//! `validateToolArguments` (§4.4) at the boundary: the live schema object is
+//! `validateToolArguments` at the boundary: the live schema object is
 //! read once per schema (TypeBox marks kinds with hidden keys that a JSON copy
 //! would lose), compiled in Rust, and cached; arguments are copied once per call.
 //!
@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{to_js, to_value};
 use super::errors;
-use super::glue;
+use super::values::{self, js_string};
 use super::view::{self, view};
 use crate::json::schema::{CompiledSchema, Host, SchemaError};
 
@@ -25,12 +25,10 @@ thread_local! {
     static CACHE: WeakMap = WeakMap::new();
 }
 
-#[wasm_bindgen(module = "/src/js/glue.js")]
+#[wasm_bindgen(module = "/src/js/validate.js")]
 extern "C" {
     #[wasm_bindgen(js_name = hasLegacyTypeBoxKind, catch)]
     fn has_legacy_kind(schema: &JsValue) -> Result<bool, JsValue>;
-    #[wasm_bindgen(js_name = jsString, catch)]
-    fn js_string(value: &JsValue) -> Result<String, JsValue>;
     #[wasm_bindgen(js_name = regexTest)]
     fn regex_test(pattern: &str, flags: &str, text: &str) -> JsValue;
     #[wasm_bindgen(js_name = numberToString)]
@@ -135,7 +133,7 @@ pub fn validate_tool_arguments(tool: &JsValue, tool_call: &JsValue) -> Result<Js
                 text.push_str(&line.as_string().unwrap_or_default());
             }
             text.push_str("\n\nReceived arguments:\n");
-            let json = glue::json_stringify(&original, 2)?;
+            let json = values::json_stringify(&original, 2)?;
             text.push_str(
                 &json
                     .as_string()

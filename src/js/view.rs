@@ -91,13 +91,7 @@ pub fn view(value: &JsValue) -> &View {
     value.unchecked_ref::<View>()
 }
 
-#[wasm_bindgen(module = "/src/js/glue.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = isObjectLike)]
-    fn is_object_like(value: &JsValue) -> bool;
-    #[wasm_bindgen(js_name = typeTag)]
-    fn type_tag_js(value: &JsValue) -> u32;
-}
+use super::values::{is_object_like, type_tag as type_tag_js};
 
 /// True when `value` is an object or function whose properties can be read.
 pub fn is_object(value: &JsValue) -> bool {
@@ -149,11 +143,6 @@ pub fn field(
     } else {
         read(view(value))
     }
-}
-
-/// JS truthiness.
-pub fn truthy(value: &JsValue) -> bool {
-    value.is_truthy()
 }
 
 /// `value === "literal"` without copying the JS string into Rust.

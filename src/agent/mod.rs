@@ -3,8 +3,9 @@
 //!
 //! State lives in a plain JS object (the reference's `agent.state`, with the
 //! same accessors) so that apps read and assign it as before; the option
-//! fields are JS too (glue.js). Rust keeps the steering and follow-up queues
-//! (the pure `queue` module) and the run, and never holds a borrow across an
+//! fields are JS too (options.js; the state and its reducer in state.js).
+//! Rust keeps the steering and follow-up queues (the pure `queue` module) and
+//! the run, and never holds a borrow across an
 //! await or a call into JS, because listeners, hooks and tools may call back
 //! into the agent.
 
@@ -15,19 +16,14 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 use web_sys::AbortController;
 
-use crate::agent_loop::{self, Carry, Sink};
+use crate::agent_loop::{self, Carry, Deliver, Sink};
 use crate::js::call;
 use crate::js::errors::{self, msg};
-use crate::js::glue;
 use crate::js::view;
 use crate::queue::{PendingQueue, QueueMode};
 
-#[wasm_bindgen(module = "/src/js/glue.js")]
+#[wasm_bindgen(module = "/src/agent/state.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = getEmptyUsage)]
-    fn get_empty_usage() -> JsValue;
-    #[wasm_bindgen(js_name = agentInit, catch)]
-    fn agent_init(options: &JsValue, fallback: &JsValue) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_name = resetState, catch)]
     fn reset_state(state: &JsValue) -> Result<(), JsValue>;
     #[wasm_bindgen(js_name = startRunState)]
@@ -41,27 +37,8 @@ extern "C" {
         event: &JsValue,
         signal: &JsValue,
     ) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = unansweredToolCalls, catch)]
-    fn unanswered_tool_calls(messages: &JsValue) -> Result<Array, JsValue>;
-    #[wasm_bindgen(js_name = unansweredEvents)]
-    fn unanswered_events(call: &JsValue, failure: &JsValue, pending: &JsValue) -> Array;
-    #[wasm_bindgen(js_name = failureEvents)]
-    fn failure_events(failure: &JsValue) -> Array;
     #[wasm_bindgen(js_name = agentDeliver)]
     fn agent_deliver(state: &JsValue, listeners: &JsValue, signal: &JsValue) -> Function;
-    #[wasm_bindgen(js_name = promptMessages, catch)]
-    fn prompt_messages(input: &JsValue, images: &JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = agentLoopConfig)]
-    fn agent_loop_config(
-        state: &JsValue,
-        next_turn: &JsValue,
-        steering: &JsValue,
-        follow_up: &JsValue,
-    ) -> JsValue;
-    #[wasm_bindgen(js_name = runContext, catch)]
-    fn run_context(state: &JsValue, persistent: bool) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = privateTranscript, catch)]
-    fn private_transcript(fields: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(js_name = stateMessages)]
     fn state_messages(state: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = dropRunMirror)]
@@ -72,9 +49,47 @@ extern "C" {
     fn all_system(messages: &JsValue) -> Result<bool, JsValue>;
 }
 
-/// `EMPTY_USAGE`: one shared zero-usage object, as in the reference.
-pub fn empty_usage() -> JsValue {
-    get_empty_usage()
+#[wasm_bindgen(module = "/src/agent/options.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = agentInit, catch)]
+    fn agent_init(options: &JsValue, fallback: &JsValue) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_name = promptMessages, catch)]
+    fn prompt_messages(input: &JsValue, images: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = agentLoopConfig)]
+    fn agent_loop_config(
+        state: &JsValue,
+        next_turn: &JsValue,
+        steering: &JsValue,
+        follow_up: &JsValue,
+    ) -> JsValue;
+}
+
+#[wasm_bindgen(module = "/src/agent/failure.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = unansweredToolCalls, catch)]
+    fn unanswered_tool_calls(messages: &JsValue) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_name = unansweredEvents)]
+    fn unanswered_events(call: &JsValue, failure: &JsValue, pending: &JsValue) -> Array;
+    #[wasm_bindgen(js_name = failureEvents)]
+    fn failure_events(failure: &JsValue) -> Array;
+}
+
+// The run's transcript copy and the delivery that watches for a promise; they
+// live in glue.js beside the request's LLM view and the settle helpers.
+#[wasm_bindgen(module = "/src/js/glue.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = runContext, catch)]
+    fn run_context(state: &JsValue, persistent: bool) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = privateTranscript, catch)]
+    fn private_transcript(fields: &JsValue) -> Result<bool, JsValue>;
+    #[wasm_bindgen(js_name = agentProcessWatch, catch)]
+    fn agent_process_watch(
+        state: &JsValue,
+        listeners: &JsValue,
+        event: &JsValue,
+        signal: &JsValue,
+        slot: u32,
+    ) -> Result<bool, JsValue>;
 }
 
 type NextTurnClosure = Closure<dyn FnMut(JsValue) -> Promise>;
@@ -108,6 +123,22 @@ pub struct Core {
     poll_follow_up: RefCell<Option<PollClosure>>,
 }
 
+/// The loop delivers an Agent's events through this: reduce, then listeners.
+impl Deliver for Core {
+    fn start(&self, event: &JsValue) -> Result<JsValue, JsValue> {
+        self.start_event(event)
+    }
+
+    fn start_watch(&self, event: &JsValue, slot: u32) -> Result<bool, JsValue> {
+        let signal = self.signal();
+        agent_process_watch(&self.state, &self.listeners, event, &signal, slot)
+    }
+
+    fn deliver_fn(&self) -> Function {
+        agent_deliver(&self.state, &self.listeners, &self.signal())
+    }
+}
+
 impl Core {
     fn signal(&self) -> JsValue {
         self.active
@@ -119,21 +150,9 @@ impl Core {
 
     /// The Agent's event sink, synchronous part: reduce, then call listeners in
     /// order until one returns a promise, which is returned for the rest.
-    pub fn start_event(&self, event: &JsValue) -> Result<JsValue, JsValue> {
+    fn start_event(&self, event: &JsValue) -> Result<JsValue, JsValue> {
         let signal = self.signal();
         agent_process(&self.state, &self.listeners, event, &signal)
-    }
-
-    /// [`start_event`](Self::start_event), then watches what is left to await
-    /// in `slot` (see `settle::settle_from`); false when nothing is.
-    pub fn start_event_watch(&self, event: &JsValue, slot: u32) -> Result<bool, JsValue> {
-        let signal = self.signal();
-        glue::agent_process_watch(&self.state, &self.listeners, event, &signal, slot)
-    }
-
-    /// A JS function delivering an event as [`start_event`](Self::start_event) does.
-    pub fn deliver_fn(&self) -> Function {
-        agent_deliver(&self.state, &self.listeners, &self.signal())
     }
 
     /// The Agent's event sink: reduce, then await listeners in order.
@@ -175,7 +194,7 @@ pub struct Agent {
 }
 
 // The option accessors (`agent.convertToLlm`, `agent.transport`, …) read and
-// write the `fields` object: defined in JS (glue.js `defineAgent`, called
+// write the `fields` object: defined in JS (options.js `defineAgent`, called
 // by the package entry), they cost no wasm export each.
 
 fn get(object: &JsValue, key: &str) -> JsValue {
@@ -195,7 +214,7 @@ impl Agent {
         #[wasm_bindgen(unchecked_optional_param_type = "AgentOptions")] options: JsValue,
     ) -> Result<Agent, JsValue> {
         crate::panic::install();
-        // Read and checked in JS (glue.js `agentInit`): the options are a
+        // Read and checked in JS (options.js `agentInit`): the options are a
         // dozen property reads, cheaper there than as wasm code.
         let fallback = agent_loop::default_stream_fn().map_or_else(|e| e, JsValue::from);
         let init = agent_init(&options, &fallback)?;
@@ -506,7 +525,7 @@ fn prepare_run(core: &Rc<Core>, kind: RunKind) -> Result<PreparedRun, JsValue> {
 }
 
 async fn execute(core: &Rc<Core>, run: PreparedRun, signal: JsValue) -> Result<(), JsValue> {
-    let sink = Sink::Agent(core.clone());
+    let sink = Sink::Deliver(core.clone());
     let PreparedRun {
         kind,
         context,

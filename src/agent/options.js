@@ -1,0 +1,142 @@
+// The Agent's options and listeners (src/agent/mod.rs): the constructor's
+// reading of `AgentOptions`, the accessors and methods on `Agent.prototype`,
+// and the loop config an Agent run uses.
+
+import { isObjectLike } from "../js/values.js";
+import { userMessage } from "../js/events.js";
+import { defaultConvertToLlm } from "../agent_loop/loop.js";
+import { createAgentState, getSnapshot, subscribeState } from "./state.js";
+
+const HOOK_OPTIONS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse",
+  "onProviderStreamEvent", "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn",
+  "prepareNextTurnWithContext"];
+
+// An agent's JS half, by its state object (what `agent.state` returns): its
+// option fields and listeners. (Its steering and follow-up queues are Rust's.)
+const AGENTS = new WeakMap();
+
+const agentOf = (agent) => AGENTS.get(agent.state);
+
+/**
+ * The `Agent` members that live in JS, on its prototype: the option accessors,
+ * listeners and snapshots. The package entry calls this once.
+ */
+export function defineAgent(Agent) {
+  const define = (key, descriptor) => Object.defineProperty(Agent.prototype, key, { ...descriptor, configurable: true });
+  for (const key of [...HOOK_OPTIONS, "streamFunction", "sessionId", "thinkingBudgets", "transport", "maxRetryDelayMs",
+    "toolExecution", "identity"]) {
+    define(key, {
+      get() {
+        return agentOf(this).fields[key];
+      },
+      set(value) {
+        agentOf(this).fields[key] = value;
+      },
+    });
+  }
+  const methods = {
+    subscribe(listener) {
+      if (typeof listener !== "function") throw new TypeError("subscribe(listener): listener must be a function");
+      return subscribe(agentOf(this).listeners, listener);
+    },
+    getSnapshot() {
+      return getSnapshot(this.state);
+    },
+    subscribeState(listener, options) {
+      return subscribeState(this.state, listener, options);
+    },
+  };
+  for (const key in methods) define(key, { value: methods[key], writable: true });
+}
+
+/** `options[key]` for an object, `undefined` otherwise or when the read throws. */
+export function optionOf(options, key) {
+  try {
+    return isObjectLike(options) ? options[key] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const optionError = (option, expected) => new TypeError(`AgentOptions.${option} must be ${expected}`);
+
+/**
+ * The `Agent` constructor's reading of `options`: `[fields, state, listeners,
+ * steeringMode, followUpMode]`, or a throw naming the bad option. `fallback` is
+ * the default stream function, or the error to throw when there is none.
+ */
+export function agentInit(options, fallback) {
+  if (options != null && !isObjectLike(options)) throw new TypeError("AgentOptions must be an object");
+  const initial = optionOf(options, "initialState");
+  if (initial != null && !isObjectLike(initial)) throw optionError("initialState", "an object");
+  for (const key of ["tools", "messages"]) {
+    const v = optionOf(initial, key);
+    if (v != null && !Array.isArray(v)) throw optionError("initialState." + key, "an array");
+  }
+  const fields = {};
+  for (const key of HOOK_OPTIONS) {
+    const value = optionOf(options, key);
+    if (value != null && typeof value !== "function") throw optionError(key, "a function");
+    fields[key] = value;
+  }
+  fields.convertToLlm ??= defaultConvertToLlm;
+  let streamFn = optionOf(options, "streamFn");
+  if (streamFn == null) {
+    if (typeof fallback !== "function") throw fallback;
+    streamFn = fallback;
+  } else if (typeof streamFn !== "function") throw optionError("streamFn", "a function");
+  fields.streamFunction = streamFn;
+  for (const key of ["sessionId", "thinkingBudgets", "maxRetryDelayMs", "identity"]) fields[key] = optionOf(options, key);
+  fields.transport = optionOf(options, "transport") ?? "auto";
+  fields.toolExecution = optionOf(options, "toolExecution") ?? "parallel";
+  const state = createAgentState(initial);
+  const listeners = new Set();
+  AGENTS.set(state, { fields, listeners });
+  return [fields, state, listeners, optionOf(options, "steeringMode"), optionOf(options, "followUpMode")];
+}
+
+function subscribe(listeners, listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The messages `prompt(input, images)` sends. */
+export function promptMessages(input, images) {
+  if (Array.isArray(input)) return input;
+  if (typeof input !== "string") return [input];
+  return [userMessage(input, images)];
+}
+
+/**
+ * An agent's loop config for a run; `nextTurn` is its `prepareNextTurn` bridge,
+ * `getSteeringMessages` and `getFollowUpMessages` poll its queues.
+ */
+export function agentLoopConfig(state, nextTurn, getSteeringMessages, getFollowUpMessages) {
+  const { fields: agent } = AGENTS.get(state);
+  const level = optionOf(state, "thinkingLevel");
+  const reasoning = level === "off" ? undefined : level;
+  const prepareNextTurn = agent.prepareNextTurnWithContext || agent.prepareNextTurn ? nextTurn : undefined;
+  return {
+    model: state.model,
+    reasoning,
+    sessionId: agent.sessionId,
+    onPayload: agent.onPayload,
+    onResponse: agent.onResponse,
+    onProviderStreamEvent: agent.onProviderStreamEvent,
+    transport: agent.transport,
+    thinkingBudgets: agent.thinkingBudgets,
+    maxRetryDelayMs: agent.maxRetryDelayMs,
+    identity: agent.identity,
+    toolExecution: agent.toolExecution,
+    beforeToolCall: agent.beforeToolCall,
+    afterToolCall: agent.afterToolCall,
+    finishTurn: agent.finishTurn,
+    prepareRequest: agent.prepareRequest,
+    prepareNextTurn,
+    convertToLlm: agent.convertToLlm,
+    transformContext: agent.transformContext,
+    getApiKey: agent.getApiKey,
+    getSteeringMessages,
+    getFollowUpMessages,
+  };
+}

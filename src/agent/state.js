@@ -1,0 +1,270 @@
+// The Agent's state (src/agent/mod.rs): the `agent.state` object, the
+// reducer that applies each event to it before the listeners run, the
+// listeners' dispatch, and the frozen snapshots for UI frameworks.
+
+import { isThenable } from "../js/values.js";
+import { toolDeclaration, contentText, currentSystemMessage } from "../agent_loop/declare.js";
+
+const DEFAULT_MODEL = {
+  id: "unknown",
+  name: "unknown",
+  api: "unknown",
+  provider: "unknown",
+  baseUrl: "",
+  reasoning: false,
+  input: [],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+  contextWindow: 0,
+  maxTokens: 0,
+};
+
+function systemPromptOf(messages) {
+  const message = currentSystemMessage(messages);
+  if (!message) return "";
+  const parts = [contentText(message.content)];
+  for (const value of Object.values(message.sections ?? {})) if (value != null) parts.push(value);
+  return parts.filter((p) => p.length > 0).join("\n\n");
+}
+
+const frame =
+  typeof requestAnimationFrame === "function" ? (f) => requestAnimationFrame(() => f()) : (f) => setTimeout(f, 0);
+
+/**
+ * The `agent.state` object, with the reference's keys, order and accessors
+ * (plain data except `systemPrompt`, `tools` and `messages`). Snapshots for UI
+ * frameworks compare the fields with the last snapshot, so they also see an
+ * app's own assignments; watchers are told of every change the agent makes.
+ */
+export function createAgentState(initial) {
+  let tools = initial?.tools?.slice() ?? [];
+  let messages = initial?.messages?.slice() ?? [];
+  const prompt = initial?.systemPrompt;
+  const declarations = tools.map((t) => toolDeclaration(t)[0]);
+  if (messages[0]?.role !== "system" && (prompt || declarations.length > 0)) {
+    const first = { role: "system", content: prompt ?? "" };
+    if (declarations.length) first.toolsAdded = declarations;
+    first.timestamp = 0;
+    messages.unshift(first);
+  }
+
+  // One entry per subscription (the same function may subscribe twice).
+  const watchers = new Set();
+  let scheduled = false;
+  const notify = () => {
+    scheduled = false;
+    for (const { watcher, sync } of watchers) if (!sync) watcher();
+  };
+  const changed = () => {
+    if (watchers.size === 0) return;
+    for (const { watcher, sync } of watchers) if (sync) watcher();
+    if (!scheduled) {
+      scheduled = true;
+      frame(notify);
+    }
+  };
+
+  const state = {
+    get systemPrompt() {
+      return systemPromptOf(messages);
+    },
+    model: initial?.model ?? DEFAULT_MODEL,
+    thinkingLevel: initial?.thinkingLevel ?? "off",
+    get tools() {
+      return tools;
+    },
+    set tools(next) {
+      tools = next.slice();
+      changed();
+    },
+    get messages() {
+      // Once handed out, the array may be edited in place by the app: the
+      // run mirror must then be checked element by element (see `mirror`).
+      exposed = true;
+      return messages;
+    },
+    set messages(next) {
+      messages = next.slice();
+      exposed = false;
+      changed();
+    },
+    isStreaming: false,
+    streamingMessage: undefined,
+    pendingToolCalls: new Set(),
+    errorMessage: undefined,
+  };
+
+  let exposed = false;
+  // The loop's private copy of the transcript from the last run, reused by the
+  // next run while it still equals `messages` (see `runContext`).
+  let mirror;
+  let mirrorSource;
+  const mirrorValid = () => {
+    if (mirror === undefined || mirrorSource !== messages || mirror.length !== messages.length) return false;
+    if (!exposed) return mirror[mirror.length - 1] === messages[messages.length - 1];
+    for (let i = messages.length - 1; i >= 0; i--) if (mirror[i] !== messages[i]) return false;
+    return true;
+  };
+
+  let snapshot;
+  let source;
+  let length = -1;
+  let last;
+  let frozenMessages;
+  let systemPrompt = "";
+  STATE_INTERNALS.set(state, {
+    changed,
+    messages: () => messages,
+    runMessages(persistent) {
+      if (persistent && mirrorValid()) return mirror;
+      const copy = messages.slice();
+      mirror = persistent ? copy : undefined;
+      mirrorSource = messages;
+      return copy;
+    },
+    dropMirror() {
+      mirror = undefined;
+    },
+    snapshot() {
+      const tail = messages[messages.length - 1];
+      const moved = source !== messages || length !== messages.length || last !== tail;
+      const s = snapshot;
+      if (
+        s !== undefined &&
+        !moved &&
+        s.model === state.model &&
+        s.thinkingLevel === state.thinkingLevel &&
+        s.tools === tools &&
+        s.isStreaming === state.isStreaming &&
+        s.streamingMessage === state.streamingMessage &&
+        s.pendingToolCalls === state.pendingToolCalls &&
+        s.errorMessage === state.errorMessage
+      ) {
+        return s;
+      }
+      if (moved) {
+        frozenMessages = Object.freeze(messages.slice());
+        source = messages;
+        length = messages.length;
+        last = tail;
+        systemPrompt = systemPromptOf(messages);
+      }
+      snapshot = Object.freeze({
+        systemPrompt,
+        model: state.model,
+        thinkingLevel: state.thinkingLevel,
+        tools,
+        messages: frozenMessages,
+        isStreaming: state.isStreaming,
+        streamingMessage: state.streamingMessage,
+        pendingToolCalls: state.pendingToolCalls,
+        errorMessage: state.errorMessage,
+      });
+      return snapshot;
+    },
+    watch(watcher, sync) {
+      const entry = { watcher, sync };
+      watchers.add(entry);
+      return () => watchers.delete(entry);
+    },
+  });
+  return state;
+}
+
+const changedState = (state) => STATE_INTERNALS.get(state)?.changed();
+
+export const STATE_INTERNALS = new WeakMap();
+
+export const getSnapshot = (state) => STATE_INTERNALS.get(state).snapshot();
+
+export function subscribeState(state, watcher, options) {
+  if (typeof watcher !== "function") throw new TypeError("subscribeState(listener): listener must be a function");
+  return STATE_INTERNALS.get(state).watch(watcher, options?.coalesce === false);
+}
+
+/** `state.messages` for the agent's own reads (which do not count as handing the array out). */
+export const stateMessages = (state) => STATE_INTERNALS.get(state).messages();
+
+export const dropRunMirror = (state) => STATE_INTERNALS.get(state).dropMirror();
+
+export function resetState(state) {
+  const baseline = currentSystemMessage(stateMessages(state));
+  state.messages = baseline ? [baseline] : [];
+  state.isStreaming = false;
+  state.streamingMessage = undefined;
+  state.pendingToolCalls = new Set();
+  state.errorMessage = undefined;
+  changedState(state);
+}
+
+export function startRunState(state) {
+  state.isStreaming = true;
+  state.streamingMessage = undefined;
+  state.errorMessage = undefined;
+  changedState(state);
+}
+
+export function finishRunState(state) {
+  state.isStreaming = false;
+  state.streamingMessage = undefined;
+  state.pendingToolCalls = new Set();
+  changedState(state);
+}
+
+function reduce(state, event) {
+  switch (event.type) {
+    case "message_start":
+    case "message_update":
+      state.streamingMessage = event.message;
+      break;
+    case "message_end":
+      state.streamingMessage = undefined;
+      stateMessages(state).push(event.message);
+      break;
+    case "tool_execution_start": {
+      const next = new Set(state.pendingToolCalls);
+      next.add(event.toolCallId);
+      state.pendingToolCalls = next;
+      break;
+    }
+    case "tool_execution_end": {
+      const next = new Set(state.pendingToolCalls);
+      next.delete(event.toolCallId);
+      state.pendingToolCalls = next;
+      break;
+    }
+    case "turn_end":
+      if (event.message.role === "assistant" && event.message.errorMessage) state.errorMessage = event.message.errorMessage;
+      break;
+    case "agent_end":
+      state.streamingMessage = undefined;
+      break;
+  }
+}
+
+/**
+ * Reduces `event` into the state, then calls the listeners in order with live
+ * `Set` iteration. Returns `undefined` when every listener returned a plain
+ * value, or a promise for the rest of the dispatch once one returns a promise.
+ */
+export function agentProcess(state, listeners, event, signal) {
+  reduce(state, event);
+  changedState(state);
+  if (!signal) throw new Error("Agent listener invoked outside active run");
+  return dispatchFrom(listeners.values(), event, signal);
+}
+
+function dispatchFrom(iterator, event, signal) {
+  for (let step = iterator.next(); !step.done; step = iterator.next()) {
+    const out = step.value(event, signal);
+    if (isThenable(out)) return Promise.resolve(out).then(() => dispatchFrom(iterator, event, signal));
+  }
+  return undefined;
+}
+
+
+/** A JS function delivering one event to an Agent (reduce, then listeners), as the loop's sink does. */
+export const agentDeliver = (state, listeners, signal) => (event) => agentProcess(state, listeners, event, signal);
+
+export const lastRole = (messages) => messages[messages.length - 1]?.role;
+
+export const allSystem = (messages) => messages.length === 0 || messages.every((m) => m.role === "system");

@@ -1,0 +1,40 @@
+// The loop's config reading (src/agent_loop/mod.rs): its hooks in one call,
+// the default `convertToLlm`, and the context handed to hooks.
+
+import { isObjectLike } from "../js/values.js";
+
+export const contextWith = (context, messages) => ({ ...context, messages });
+
+const LOOP_HOOKS = ["convertToLlm", "transformContext", "getApiKey", "finishTurn", "prepareRequest", "prepareNextTurn",
+  "getSteeringMessages", "getFollowUpMessages", "beforeToolCall", "afterToolCall"];
+
+/**
+ * An `AgentLoopConfig`'s hooks in `LOOP_HOOKS` order (`undefined` when absent),
+ * then whether tools run sequentially; a non-function hook is a `TypeError`.
+ */
+export function readHooks(config) {
+  if (!isObjectLike(config)) throw new TypeError("config must be an AgentLoopConfig object");
+  const hooks = LOOP_HOOKS.map((key) => {
+    const hook = config[key];
+    if (hook != null && typeof hook !== "function") throw new TypeError(`config.${key} must be a function`);
+    return hook ?? undefined;
+  });
+  hooks.push(config.toolExecution === "sequential");
+  return hooks;
+}
+
+export function defaultConvertToLlm(messages) {
+  // The reference's V8 messages, spelled out so that minifying this file keeps them.
+  if (messages == null) throw new TypeError(`Cannot read properties of ${messages} (reading 'filter')`);
+  if (typeof messages.filter !== "function") throw new TypeError("messages.filter is not a function");
+  return messages.filter(isLlmMessage);
+}
+
+/**
+ * The default role filter: whether `convertToLlm`'s default passes `message`
+ * to the model (system, user, assistant and tool-result messages; custom roles
+ * stay in the transcript only). The one definition of that rule.
+ */
+export const isLlmMessage = (m) => m.role === "system" || m.role === "user" || m.role === "assistant" || m.role === "toolResult";
+
+export const getDefaultConvertToLlm = () => defaultConvertToLlm;

@@ -1,0 +1,5 @@
+// Reports a Rust panic (src/panic.rs) on the console.
+
+export function reportPanic(message) {
+  console.error(message);
+}
