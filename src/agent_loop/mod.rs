@@ -1,6 +1,7 @@
 //! The stateless agent loop: two nested loops of turns (`run`), one provider
 //! request per turn (`request`), tool calls in batches (`tools`), and tool
-//! loadout declarations written into the transcript (`declare`).
+//! loadout declarations written into the transcript (`declare`). What follows a
+//! turn is decided in the pure `turn` module.
 //!
 //! Everything the loop reads or passes on stays a JS value; Rust decides what
 //! happens next and when.
@@ -10,6 +11,7 @@ mod join;
 mod request;
 mod run;
 pub mod tools;
+mod turn;
 
 use js_sys::{Array, Function};
 use std::cell::RefCell;

@@ -5,6 +5,7 @@
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
+use super::turn::{self, Action, Idle, Stop};
 use super::{declare, request, tools, Run};
 use crate::js::call;
 use crate::js::events;
@@ -109,7 +110,8 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
             run.new_messages.push(&message);
 
             let stop = view::field(&message, |m| m.stop_reason())?;
-            if view::is_str(&stop, "error") || view::is_str(&stop, "aborted") {
+            let stop = Stop::parse(stop.as_string().as_deref());
+            if stop == Stop::Failed {
                 let turn = turn_context(&message, &Array::new(), &run.context(), &run.new_messages);
                 if let Some(f) = &hooks.finish_turn {
                     call::call(f, &run.config(), &[&turn, &run.signal]).await?;
@@ -127,7 +129,7 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
                     run,
                     &message,
                     &tool_calls,
-                    view::is_str(&stop, "length"),
+                    stop == Stop::Length,
                 ));
                 let batch = batch.await?;
                 more_tool_calls = !batch.terminate;
@@ -147,27 +149,25 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
                 .await?;
 
             let action = view::field(&decision, |d| d.action())?;
-            if view::is_str(&action, "end") {
+            let action = Action::parse(action.as_string().as_deref());
+            if action == Action::End {
                 break 'run;
             }
-            explicit_continuation = view::is_str(&action, "continue");
             pending = run.poll(&hooks.get_steering).await?;
-            if more_tool_calls || pending.length() > 0 {
-                explicit_continuation = false;
-            }
+            explicit_continuation =
+                turn::explicit_continuation(action, more_tool_calls, pending.length() > 0);
         }
 
         let follow_ups = run.poll(&hooks.get_follow_up).await?;
-        if follow_ups.length() > 0 {
-            explicit_continuation = false;
-            pending = follow_ups;
-            continue;
-        }
-        if explicit_continuation {
-            explicit_continuation = false;
-            continue;
-        }
-        break;
+        explicit_continuation =
+            match turn::when_idle(follow_ups.length() > 0, explicit_continuation) {
+                Idle::FollowUps => {
+                    pending = follow_ups;
+                    false
+                }
+                Idle::ContinueOnce => false,
+                Idle::Stop => break,
+            };
     }
     run.emit(events::ev_agent_end(&run.new_messages)).await
 }
