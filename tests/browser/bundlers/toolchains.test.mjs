@@ -140,6 +140,58 @@ window.__result = { message: readyError?.message, isError: readyError instanceof
   samePrompt: promptError === readyError, sameLate: late === readyError };
 `);
 
+// Everything called at import, before the module is ready: a default stream function, an agent without
+// streamFn, queue modes and follow-ups carried into its wasm core, agentLoop's stream returned at once and
+// filled later, runToolCall and runAgentLoop waiting.
+const EARLY_PAGE = importMapPage(`
+import { Agent, agentLoop, runAgentLoop, runToolCall, setDefaultStreamFn, createAssistantMessageEventStream, ready } from "pi-agent-wasm";
+const MODEL = { id: "m", name: "m", api: "a", provider: "p", baseUrl: "", reasoning: false, input: ["text"],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };
+const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+const user = (content) => ({ role: "user", content, timestamp: 1 });
+// Answers with the last user message's text.
+const streamFn = (_model, context) => {
+  const stream = createAssistantMessageEventStream();
+  const last = context.messages.filter((m) => m.role === "user").at(-1).content;
+  const text = "re:" + (typeof last === "string" ? last : last[0].text);
+  const message = { role: "assistant", content: [{ type: "text", text }], api: "a", provider: "p", model: "m", usage, stopReason: "stop", timestamp: Date.now() };
+  setTimeout(() => stream.push({ type: "done", reason: "stop", message }));
+  return stream;
+};
+let settled = false;
+ready.then(() => (settled = true));
+setDefaultStreamFn(streamFn);
+const agent = new Agent({ initialState: { model: MODEL } });
+agent.followUpMode = "all";
+agent.followUp(user("f1"));
+agent.followUp(user("f2"));
+const peeked = agent.peekQueuedMessages().map((m) => m.content);
+const prompted = agent.prompt("p");
+const idle = agent.waitForIdle();
+const stream = agentLoop([user("loop")], { messages: [] }, { model: MODEL, convertToLlm: (m) => m }, undefined, streamFn);
+const streamAtOnce = typeof stream[Symbol.asyncIterator] === "function" && typeof stream.result === "function";
+const emitted = [];
+const ran = runAgentLoop([user("run")], { messages: [] }, { model: MODEL, convertToLlm: (m) => m }, (e) => void emitted.push(e.type), undefined, streamFn);
+const echo = { name: "echo", label: "Echo", description: "", parameters: { type: "object", properties: { text: { type: "string" } } },
+  execute: async (_id, args) => ({ content: [{ type: "text", text: "echo:" + args.text }], details: {} }) };
+const tool = runToolCall({ type: "toolCall", id: "c1", name: "echo", arguments: { text: "x" } }, { tools: [echo] });
+const before = { settled, peeked, mode: agent.followUpMode, streamAtOnce };
+const loopEvents = [];
+for await (const e of stream) loopEvents.push(e.type);
+const loopResult = await stream.result();
+await prompted;
+await idle;
+const outcome = await tool;
+const ranMessages = await ran;
+window.__result = {
+  before,
+  transcript: agent.state.messages.map((m) => m.role + ":" + (typeof m.content === "string" ? m.content : m.content[0].text)),
+  loop: { first: loopEvents[0], last: loopEvents.at(-1), answer: loopResult.at(-1).content[0].text },
+  run: { answer: ranMessages.at(-1).content[0].text, ends: emitted.filter((t) => t === "agent_end").length },
+  tool: outcome.result.content[0].text,
+};
+`);
+
 const MIME = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -290,6 +342,19 @@ run(pkg).then((main) => (window.__result = { main }), (e) => (window.__result = 
       writeFileSync(join(app, "dist-esbuild/index.html"), `<!doctype html><html><body><script type="module" src="app.js"></script></body></html>`);
       st.diagnostic(`dist-esbuild/app.js ${kB(join(app, "dist-esbuild/app.js"))}`);
       assertRan(await inBrowser(join(app, "dist-esbuild")), "esbuild");
+    });
+
+    await t.test("before the module is ready: defaults, queues, streams and runs wait", async () => {
+      writeFileSync(join(app, "early.html"), EARLY_PAGE);
+      const r = await inBrowser(app, "/early.html");
+      assert.deepEqual(r, {
+        before: { settled: false, peeked: ["f1", "f2"], mode: "all", streamAtOnce: true },
+        // The follow-ups queued before the module was ready run after the prompt, both at once ("all").
+        transcript: ["user:p", "assistant:re:p", "user:f1", "user:f2", "assistant:re:f2"],
+        loop: { first: "agent_start", last: "agent_end", answer: "re:loop" },
+        run: { answer: "re:run", ends: 1 },
+        tool: "echo:x",
+      });
     });
 
     await t.test("a .wasm answered with 404 rejects ready and prompt() with the URL and the status", async () => {
