@@ -74,15 +74,19 @@ function done() {
 const loadError = (cause, where) =>
   new Error(`pi-agent-wasm: could not load the WebAssembly module from ${where}: ${cause?.message ?? cause}`, { cause });
 
+// A wrapper keeps the wrapped function's `name` and `length`, as apps and
+// tests may read them.
+const like = (f, wrapper) => Object.defineProperties(wrapper, { name: { value: f.name }, length: { value: f.length } });
+
 const whenReady = (f) =>
-  function (...args) {
+  like(f, function (...args) {
     return loaded ? f.apply(this, args) : ready.then(() => f.apply(this, args));
-  };
+  });
 
 // The run's stream now; the events once the module is ready. After a failed
 // load the stream ends and `result()` rejects with the load error.
 const streamWhenReady = (f, make) =>
-  function (...args) {
+  like(f, function (...args) {
     if (loaded) return f.apply(this, args);
     const out = make();
     ready
@@ -98,7 +102,7 @@ const streamWhenReady = (f, make) =>
         out.end();
       });
     return out;
-  };
+  });
 
 export const agentLoop = /* @__PURE__ */ streamWhenReady(core.agentLoop, agentEventStream);
 export const agentLoopContinue = /* @__PURE__ */ streamWhenReady(core.agentLoopContinue, agentEventStream);
@@ -189,12 +193,12 @@ const CALL = {
 };
 const proto = core.Agent.prototype;
 const early_ = (real, local, key) =>
-  function (...args) {
+  like(real, function (...args) {
     const js = this.__wbg_ptr ? undefined : early.get(this);
     if (!js) return real.apply(this, args);
     if (local) return local(js, ...args);
     return ready.then(() => this[key](...args));
-  };
+  });
 for (const key of Object.getOwnPropertyNames(proto)) {
   if (key === "constructor" || key === "free" || key.startsWith("__")) continue;
   const d = Object.getOwnPropertyDescriptor(proto, key);
