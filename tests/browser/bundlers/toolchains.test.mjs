@@ -8,9 +8,9 @@
 //     .wasm asset: the package's default export condition gives them inline.js);
 //   - a plain <script type="module"> page with an import map;
 //   - Node ESM `import` and CommonJS `require()`.
-// Then the failure paths in Chromium: a .wasm answered with 404, and a Content-Security-Policy without
-// 'wasm-unsafe-eval', reject `ready` with an error naming the URL and the reason, and `prompt()` with
-// the same error.
+// Then the failure paths in Chromium: a .wasm answered with 404 or with an HTML page, and a
+// Content-Security-Policy without 'wasm-unsafe-eval', reject `ready` with an error naming the URL and the
+// reason, and `prompt()` with the same error.
 //
 // The scenario (src/scenario.js) builds the Agent at import, before the module is ready, and checks that
 // the synchronous members work then. Skipped when pkg/ is not built. PI_BROWSER_PKG_DIR=<dir> tests
@@ -144,8 +144,11 @@ const MIME = {
   ".json": "application/json",
 };
 
-/** Static files of `dir` on 127.0.0.1; `wasm404` answers every .wasm with 404, `headers` go on every response. */
-async function serve(dir, { wasm404 = false, headers = {} } = {}) {
+/**
+ * Static files of `dir` on 127.0.0.1; `wasm404` answers every .wasm with 404, `wasmHtml` with an HTML page
+ * (a single-page app's fallback), `headers` go on every response.
+ */
+async function serve(dir, { wasm404 = false, wasmHtml = false, headers = {} } = {}) {
   const root = resolve(dir);
   const server = http.createServer((req, res) => {
     let path = decodeURIComponent(new URL(req.url, "http://x").pathname);
@@ -155,6 +158,11 @@ async function serve(dir, { wasm404 = false, headers = {} } = {}) {
     if (!ok || (wasm404 && file.endsWith(".wasm"))) {
       res.writeHead(404, { "content-type": "text/plain", ...headers });
       res.end("not found");
+      return;
+    }
+    if (wasmHtml && file.endsWith(".wasm")) {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", ...headers });
+      res.end("<!doctype html><html><body>app</body></html>");
       return;
     }
     res.writeHead(200, { "content-type": MIME[extname(file)] ?? "application/octet-stream", "cache-control": "no-store", ...headers });
@@ -308,6 +316,13 @@ run(pkg).then((main) => (window.__result = { main }), (e) => (window.__result = 
       assert.match(r.message, /^pi-agent-wasm: could not load the WebAssembly module from http:\/\/127\.0\.0\.1:\d+\/node_modules\/pi-agent-wasm\/pi_agent_wasm_bg\.wasm: HTTP 404/);
       assert.equal(r.samePrompt, true, "prompt() rejects with the load error");
       assert.equal(r.sameLate, true, "a later agent's prompt() rejects with the load error");
+    });
+
+    await t.test("an HTML page served for the .wasm rejects ready and prompt() with the reason and the content type", async () => {
+      const r = await inBrowser(app, "/failure.html", { wasmHtml: true });
+      assert.equal(r.isError, true);
+      assert.match(r.message, /^pi-agent-wasm: could not load the WebAssembly module from http:\/\/127\.0\.0\.1:\d+\/node_modules\/pi-agent-wasm\/pi_agent_wasm_bg\.wasm: .*magic word.*\(content-type: text\/html; charset=utf-8\)$/);
+      assert.equal(r.samePrompt, true);
     });
 
     await t.test("a CSP without 'wasm-unsafe-eval' rejects ready with the reason", async () => {
