@@ -133,7 +133,7 @@ export class Agent extends core.Agent {
       const init = agentInit(options, earlyDefault?.[0] ?? new Error(NO_DEFAULT));
       const agent = Object.create(new.target.prototype);
       agent.__wbg_ptr = 0;
-      early.set(agent, { init, steering: [], followUp: [], modes: [modeOf(init[3]), modeOf(init[4])] });
+      early.set(agent, { init, steering: [], followUp: [], modes: [modeOf(init[3]), modeOf(init[4])], aborts: 0 });
       return agent;
     }
   }
@@ -189,7 +189,7 @@ const CALL = {
     resetState(js.init[1]);
     js.steering = js.followUp = [];
   },
-  abort: () => {},
+  abort: (js) => void js.aborts++,
 };
 const proto = core.Agent.prototype;
 const early_ = (real, local, key) =>
@@ -197,7 +197,14 @@ const early_ = (real, local, key) =>
     const js = this.__wbg_ptr ? undefined : early.get(this);
     if (!js) return real.apply(this, args);
     if (local) return local(js, ...args);
-    return ready.then(() => this[key](...args));
+    // An `abort()` after this call (and before the module was ready) aborts
+    // the run it starts, as it would have aborted a run already going.
+    const aborts = js.aborts;
+    return ready.then(() => {
+      const result = this[key](...args);
+      if (js.aborts !== aborts) this.abort();
+      return result;
+    });
   });
 for (const key of Object.getOwnPropertyNames(proto)) {
   if (key === "constructor" || key === "free" || key.startsWith("__")) continue;

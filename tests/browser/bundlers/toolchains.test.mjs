@@ -119,6 +119,22 @@ const ran = runAgentLoop([user("run")], { messages: [] }, { model: MODEL, conver
 const echo = { name: "echo", label: "Echo", description: "", parameters: { type: "object", properties: { text: { type: "string" } } },
   execute: async (_id, args) => ({ content: [{ type: "text", text: "echo:" + args.text }], details: {} }) };
 const tool = runToolCall({ type: "toolCall", id: "c1", name: "echo", arguments: { text: "x" } }, { tools: [echo] });
+// abort() before the module is ready aborts the run a prompt() before it asked for.
+// (The stream function ends with "aborted" when its signal was aborted, as pi-ai's do.)
+const abortable = (_model, _context, options) => {
+  const stream = createAssistantMessageEventStream();
+  setTimeout(() => {
+    const stopReason = options?.signal?.aborted ? "aborted" : "stop";
+    const message = { role: "assistant", content: [], api: "a", provider: "p", model: "m", usage, stopReason, timestamp: Date.now() };
+    stream.push(stopReason === "aborted" ? { type: "error", reason: stopReason, error: message } : { type: "done", reason: stopReason, message });
+  });
+  return stream;
+};
+const aborted = new Agent({ initialState: { model: MODEL }, streamFn: abortable });
+const abortedEnds = [];
+aborted.subscribe((e) => void (e.type === "agent_end" && abortedEnds.push(e.messages.at(-1).stopReason)));
+const abortedRun = aborted.prompt("stop me");
+aborted.abort();
 const before = { settled, peeked, mode: agent.followUpMode, streamAtOnce };
 const loopEvents = [];
 for await (const e of stream) loopEvents.push(e.type);
@@ -127,12 +143,14 @@ await prompted;
 await idle;
 const outcome = await tool;
 const ranMessages = await ran;
+await abortedRun;
 window.__result = {
   before,
   transcript: agent.state.messages.map((m) => m.role + ":" + (typeof m.content === "string" ? m.content : m.content[0].text)),
   loop: { first: loopEvents[0], last: loopEvents.at(-1), answer: loopResult.at(-1).content[0].text },
   run: { answer: ranMessages.at(-1).content[0].text, ends: emitted.filter((t) => t === "agent_end").length },
   tool: outcome.result.content[0].text,
+  aborted: { ends: abortedEnds, last: aborted.state.messages.at(-1).stopReason, streaming: aborted.state.isStreaming },
 };
 `);
 
@@ -306,6 +324,7 @@ run(pkg).then((main) => (window.__result = { main }), (e) => (window.__result = 
         loop: { first: "agent_start", last: "agent_end", answer: "re:loop" },
         run: { answer: "re:run", ends: 1 },
         tool: "echo:x",
+        aborted: { ends: ["aborted"], last: "aborted", streaming: false },
       });
     });
 
