@@ -36,16 +36,17 @@ let earlyDefault;
 
 /**
  * Starts loading the module: `source` is its bytes (compiled at once, as in
- * Node) or its URL (fetched). Called once, by the entry.
+ * Node, where `where` names the file) or its URL (fetched). Called once, by
+ * the entry.
  */
-export function start(source) {
+export function start(source, where = "the inlined module") {
   if (source instanceof Uint8Array) {
     try {
       core.initSync({ module: source });
       done();
       ready = Promise.resolve();
     } catch (e) {
-      ready = Promise.reject(loadError(e, "the inlined module"));
+      ready = Promise.reject(loadError(e, where));
     }
   } else {
     ready = fetch(source)

@@ -161,7 +161,7 @@ ${load}
 writeFileSync(join(pkg, "index.js"), entry("", `const url = new URL("./${NAME}_bg.wasm", import.meta.url);
 start(url.protocol === "file:" && typeof process === "object" && typeof process.getBuiltinModule === "function"
   ? process.getBuiltinModule("node:fs").readFileSync(url)
-  : url);`));
+  : url, url);`));
 const wasmBase64 = readFileSync(wasmPath).toString("base64");
 writeFileSync(join(pkg, "inline.js"), entry(" with the wasm inlined (for bundlers that copy no assets)", `const WASM = "${wasmBase64}";
 start(typeof Uint8Array.fromBase64 === "function" ? Uint8Array.fromBase64(WASM) : Uint8Array.from(atob(WASM), (c) => c.charCodeAt(0)));`));
