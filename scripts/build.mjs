@@ -156,38 +156,46 @@ function findSnippet(file) {
   throw new Error(`snippet ${file} not found in pkg/snippets`);
 }
 const glue = findSnippet("src/js/glue.js");
-const agentOptions = findSnippet("src/agent/options.js");
 
-// Entry: initialise the wasm once, with no configuration, wherever the module
-// runs. Bundlers (Vite, esbuild, webpack 5) see `new URL(..., import.meta.url)`
-// and emit the .wasm as an asset; pages and workers fetch it; Node reads it.
+// Entries: synchronous modules (no top-level await) that start loading the
+// wasm on import (js/ready.js). index.js names the .wasm with
+// `new URL(..., import.meta.url)`, which Vite and webpack emit as an asset and
+// pages and workers fetch; Node reads the file. inline.js carries the wasm as
+// base64, for bundlers that copy no assets (esbuild, Rollup): the package.json
+// conditions send them there with no configuration.
 const generated = readFileSync(join(pkg, `${NAME}.js`), "utf8");
-const runtimeExports = [...generated.matchAll(/^export (?:function|class) (\w+)/gm)].map((m) => m[1]);
-writeFileSync(join(pkg, "index.js"), `// pi-agent-wasm entry: initialises the WebAssembly module on import.
-import init, { initSync, Agent } from "./${NAME}.js";
-import { defineAgent } from "${agentOptions}";
-export { ${runtimeExports.join(", ")} } from "./${NAME}.js";
-export {
+const READY_EXPORTS = ["Agent", "agentLoop", "agentLoopContinue", "streamProxy", "runAgentLoop", "runAgentLoopContinue",
+  "runToolCall", "setDefaultStreamFn", "ready"];
+const runtimeExports = [...generated.matchAll(/^export (?:function|class) (\w+)/gm)].map((m) => m[1])
+  .filter((name) => !READY_EXPORTS.includes(name) && name !== "initSync");
+// js/ready.js imports our JS by its path in the repository; in pkg/ those files are snippets.
+writeFileSync(join(pkg, "ready.js"), readFileSync(join(root, "js/ready.js"), "utf8")
+  .replace(/from "\.\.\/(src\/[^"]+\.js)"/g, (_, path) => `from "${findSnippet(path)}"`));
+const entry = (comment, load) => `// pi-agent-wasm entry${comment}.
+import { start } from "./ready.js";
+export { ${READY_EXPORTS.join(", ")} } from "./ready.js";
+${runtimeExports.length ? `export { ${runtimeExports.join(", ")} } from "./${NAME}.js";\n` : ""}export {
   EventStream,
   AssistantMessageEventStream,
   createAssistantMessageEventStream,
   DEFAULT_AGENT_IDENTITY,
 } from "${glue}";
 
-defineAgent(Agent);
-const wasmUrl = new URL("./${NAME}_bg.wasm", import.meta.url);
-if (wasmUrl.protocol === "file:" && typeof process === "object" && typeof process.getBuiltinModule === "function") {
-  initSync({ module: process.getBuiltinModule("node:fs").readFileSync(wasmUrl) });
-} else {
-  await init({ module_or_path: wasmUrl });
-}
-`);
+${load}
+`;
+writeFileSync(join(pkg, "index.js"), entry("", `const url = new URL("./${NAME}_bg.wasm", import.meta.url);
+start(url.protocol === "file:" && typeof process === "object" && typeof process.getBuiltinModule === "function"
+  ? process.getBuiltinModule("node:fs").readFileSync(url)
+  : url, url);`));
+const wasmBase64 = readFileSync(wasmPath).toString("base64");
+writeFileSync(join(pkg, "inline.js"), entry(" with the wasm inlined (for bundlers that copy no assets)", `const WASM = "${wasmBase64}";
+start(typeof Uint8Array.fromBase64 === "function" ? Uint8Array.fromBase64(WASM) : Uint8Array.from(atob(WASM), (c) => c.charCodeAt(0)));`));
 const dtsTemplate = join(root, "js/index.d.ts");
 writeFileSync(join(pkg, "index.d.ts"), existsSync(dtsTemplate)
   ? readFileSync(dtsTemplate, "utf8")
   : `export * from "./${NAME}.js";\n`);
 
-for (const extra of ["react.js", "react.d.ts", "svelte.js", "svelte.d.ts"]) {
+for (const extra of ["react.js", "react.d.ts", "svelte.js", "svelte.d.ts", "vue.js", "vue.d.ts"]) {
   const src = join(root, "js", extra);
   if (existsSync(src)) cpSync(src, join(pkg, extra));
 }
@@ -195,9 +203,26 @@ for (const extra of ["react.js", "react.d.ts", "svelte.js", "svelte.d.ts"]) {
 const version = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version;
 const hasReact = existsSync(join(pkg, "react.js"));
 const hasSvelte = existsSync(join(pkg, "svelte.js"));
-const exportsMap = { ".": { types: "./index.d.ts", default: "./index.js" } };
+const hasVue = existsSync(join(pkg, "vue.js"));
+// Node, webpack ("webpack") and Vite ("development"/"production" with
+// "browser") load the .wasm next to index.js; any other tool gets inline.js:
+// esbuild (which sets "browser" but neither mode) and Rollup's node-resolve
+// (which sets the mode, but "browser" only when asked to).
+const viteOrInline = { browser: "./index.js", default: "./inline.js" };
+const exportsMap = {
+  ".": {
+    types: "./index.d.ts",
+    node: "./index.js",
+    webpack: "./index.js",
+    development: viteOrInline,
+    production: viteOrInline,
+    default: "./inline.js",
+  },
+  "./inline": { types: "./index.d.ts", default: "./inline.js" },
+};
 if (hasReact) exportsMap["./react"] = { types: "./react.d.ts", default: "./react.js" };
 if (hasSvelte) exportsMap["./svelte"] = { types: "./svelte.d.ts", default: "./svelte.js" };
+if (hasVue) exportsMap["./vue"] = { types: "./vue.d.ts", default: "./vue.js" };
 exportsMap["./package.json"] = "./package.json";
 const pkgJson = {
   name: "pi-agent-wasm",
@@ -209,11 +234,11 @@ const pkgJson = {
   types: "./index.d.ts",
   exports: exportsMap,
   files: readdirSync(pkg).filter((f) => f !== "package.json" && f !== ".gitignore"),
-  sideEffects: ["./index.js", "./snippets/*"],
+  sideEffects: ["./index.js", "./inline.js", "./ready.js", "./snippets/*"],
   engines: { node: ">=20.16" },
   // typebox: only its types, so tool params are inferred from TypeBox schemas as with the reference.
-  peerDependencies: { react: ">=18", svelte: ">=4", typebox: "^1" },
-  peerDependenciesMeta: { react: { optional: true }, svelte: { optional: true }, typebox: { optional: true } },
+  peerDependencies: { react: ">=18", svelte: ">=4", vue: ">=3", typebox: "^1" },
+  peerDependenciesMeta: { react: { optional: true }, svelte: { optional: true }, vue: { optional: true }, typebox: { optional: true } },
 };
 writeFileSync(join(pkg, "package.json"), JSON.stringify(pkgJson, null, 2) + "\n");
 rmSync(join(pkg, ".gitignore"), { force: true });
@@ -224,7 +249,7 @@ function allJs(dir, adapters = false) {
   for (const f of readdirSync(dir)) {
     const p = join(dir, f);
     if (statSync(p).isDirectory()) out.push(...allJs(p, adapters));
-    else if (p.endsWith(".js") && (adapters || !/[\\/](react|svelte)\.js$/.test(p))) out.push(p);
+    else if (p.endsWith(".js") && (adapters || !/[\\/](react|svelte|vue|inline)\.js$/.test(p))) out.push(p);
   }
   return out;
 }
@@ -266,3 +291,9 @@ console.log(`  total              ${kb(wasm.raw + js.raw)} ${kb(wasm.gzip + js.g
 console.log(`app: import { Agent, streamProxy }, esbuild --bundle --minify, plus the wasm (reference: 48.2 kB gzip)`);
 console.log(`  JS bundle          ${kb(app.raw)} ${kb(app.gzip)} ${kb(app.brotli)}`);
 console.log(`  JS bundle + wasm   ${kb(app.raw + wasm.raw)} ${kb(app.gzip + wasm.gzip)} ${kb(app.brotli + wasm.brotli)}`);
+// The same import through inline.js (what esbuild and Rollup pick by default): one file, wasm included.
+const inlineApp = sizes(Buffer.from(buildSync({
+  stdin: { contents: `export { Agent, streamProxy } from "./inline.js";`, resolveDir: finalPkg },
+  bundle: true, minify: true, format: "esm", platform: "browser", write: false, logLevel: "silent",
+}).outputFiles[0].contents));
+console.log(`  inline.js bundle   ${kb(inlineApp.raw)} ${kb(inlineApp.gzip)} ${kb(inlineApp.brotli)}   (esbuild/Rollup default: wasm as base64)`);

@@ -557,13 +557,23 @@ export declare class AssistantMessageEventStream extends EventStream<AssistantMe
 export declare function createAssistantMessageEventStream(): AssistantMessageEventStream;
 
 /**
+ * What a `StreamFn` returns: any async iterable of `AssistantMessageEvent`s whose `result()` gives
+ * the final message. An `AssistantMessageEventStream` (ours or pi-ai's) is one; so is a plain
+ * object `{ [Symbol.asyncIterator]() {…}, result() {…} }`.
+ */
+export interface AssistantMessageEventSource {
+  [Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent>;
+  result(): Promise<AssistantMessage>;
+}
+
+/**
  * A stream function: `streamProxy`, pi-ai's `streamSimple`, or your own. It receives a
  * normalized transcript (prompt and tools are in its system messages) and must encode failures in
  * the stream (a final message with `stopReason` `"error"` or `"aborted"`), never throw.
  */
 export type StreamFn = {
   // Method syntax: parameters compare bivariantly, so pi-ai's stream functions are accepted.
-  bivarianceHack(model: Model<Api>, context: TranscriptContext, options?: SimpleStreamOptions): AssistantMessageEventStream | Promise<AssistantMessageEventStream>;
+  bivarianceHack(model: Model<Api>, context: TranscriptContext, options?: SimpleStreamOptions): AssistantMessageEventSource | Promise<AssistantMessageEventSource>;
 }["bivarianceHack"];
 "#;
 

@@ -61,11 +61,18 @@ export function optionOf(options, key) {
 const optionError = (option, expected) => new TypeError(`AgentOptions.${option} must be ${expected}`);
 
 /**
+ * `agentInit` results of agents built before the wasm module was ready
+ * (js/ready.js), by the token their wasm core is then constructed with.
+ */
+export const preparedAgents = new WeakMap();
+/**
  * The `Agent` constructor's reading of `options`: `[fields, state, listeners,
  * steeringMode, followUpMode]`, or a throw naming the bad option. `fallback` is
  * the default stream function, or the error to throw when there is none.
  */
 export function agentInit(options, fallback) {
+  const prepared = preparedAgents.get(options);
+  if (prepared) return prepared;
   if (options != null && !isObjectLike(options)) throw new TypeError("AgentOptions must be an object");
   const initial = optionOf(options, "initialState");
   if (initial != null && !isObjectLike(initial)) throw optionError("initialState", "an object");

@@ -10,8 +10,9 @@ const impls = {
   ours: { Agent: oursMod.Agent, streamProxy: oursMod.streamProxy, createAssistantMessageEventStream: oursMod.createAssistantMessageEventStream },
   reference: { Agent: ref.Agent, streamProxy: ref.streamProxy, createAssistantMessageEventStream: ref.createAssistantMessageEventStream },
 };
-// The package does not export its memory; wasm-bindgen's initSync() returns the exports of the
-// instance index.js already initialised (not a public API).
+// The package does not export its memory; once it is ready, wasm-bindgen's initSync() returns the
+// exports of the instance index.js initialised (not a public API).
+await oursMod.ready;
 const wasmMemory = Object.values(initSync()).find((v) => v instanceof WebAssembly.Memory); // export names may be minified
 
 // Macrotasks without timer clamping. While a mark is being read (a CDP round trip, the page awaiting

@@ -49,10 +49,11 @@ const piAi = [
   "SimpleStreamOptions", "AssistantMessageEvent", "ThinkingBudgets", "Transport", "CacheRetention", "ClientIdentity",
   "JsonValue", "JsonObject", "EventStream", "AssistantMessageEventStream", "createAssistantMessageEventStream",
 ];
-const additions = ["AgentSnapshot"];
+const additions = ["AgentSnapshot", "AssistantMessageEventSource", "ready"];
 const runtime = [
   "Agent", "DEFAULT_AGENT_IDENTITY", "agentLoop", "agentLoopContinue", "runAgentLoop", "runAgentLoopContinue", "runToolCall",
   "setDefaultStreamFn", "streamProxy", "EventStream", "AssistantMessageEventStream", "createAssistantMessageEventStream",
+  "ready",
 ];
 
 const problems = [];

@@ -1,6 +1,6 @@
-// Render counts of the React and Svelte adapters in headless Chromium (playwright-core driving Debian's
+// Render counts of the React, Svelte and Vue adapters in headless Chromium (playwright-core driving Debian's
 // /usr/bin/chromium; nothing is downloaded). A small React app (pi-agent-wasm/react, useAgent) and a small
-// Svelte 5 app (pi-agent-wasm/svelte, agentStore) render the transcript while a scripted 2,000-delta stream
+// Svelte 5 app (pi-agent-wasm/svelte, agentStore) and a small Vue 3 app (pi-agent-wasm/vue, useAgent) render the transcript while a scripted 2,000-delta stream
 // runs across many animation frames (app/harness.js). Checked, per framework:
 //   1. rows of finished messages never re-render (render count per row, plus DOM mutations inside each row);
 //   2. the streaming row renders at most once per animation frame (frames numbered by a requestAnimationFrame
@@ -8,7 +8,7 @@
 //   3. with { coalesce: false } the streaming row renders far more often (the check above would fail);
 //   4. the final text is fully rendered.
 //
-// React, react-dom and Svelte live in this directory's own prefix (package.json + package-lock.json here),
+// React, react-dom, Svelte and Vue live in this directory's own prefix (package.json + package-lock.json here),
 // installed with `npm ci --prefix tests/browser/ui` when node_modules/ is missing. Pages are bundled with
 // esbuild (the repo's devDependency); pkg/index.js stays a separate module served from /pkg/ so its .wasm
 // loads next to it. Skipped when pkg/ is not built. PI_BROWSER_PKG_DIR=<dir> tests another build of pkg/.
@@ -76,11 +76,11 @@ async function startStaticServer(mounts) {
 }
 
 function ensureFrameworks() {
-	if (existsSync(join(HERE, "node_modules/react-dom")) && existsSync(join(HERE, "node_modules/svelte"))) return;
+	if (["react-dom", "svelte", "vue"].every((name) => existsSync(join(HERE, "node_modules", name)))) return;
 	execFileSync("npm", ["ci", "--prefix", HERE, "--no-audit", "--no-fund"], { stdio: "pipe", cwd: REPO });
 }
 
-/** Bundles app/react-app.jsx and app/svelte-app.js into outDir; "pi-agent-wasm" stays external (/pkg/index.js). */
+/** Bundles app/react-app.jsx, app/svelte-app.js and app/vue-app.js into outDir; "pi-agent-wasm" stays external (/pkg/index.js). */
 async function bundlePages(outDir) {
 	const { build } = await import("esbuild");
 	const { compile } = await import(join(HERE, "node_modules/svelte/src/compiler/index.js"));
@@ -88,7 +88,7 @@ async function bundlePages(outDir) {
 		name: "pi-agent-wasm",
 		setup(b) {
 			b.onResolve({ filter: /^pi-agent-wasm$/ }, () => ({ path: "/pkg/index.js", external: true }));
-			b.onResolve({ filter: /^pi-agent-wasm\/(react|svelte)$/ }, (args) => ({ path: join(PKG_DIR, `${args.path.split("/")[1]}.js`) }));
+			b.onResolve({ filter: /^pi-agent-wasm\/(react|svelte|vue)$/ }, (args) => ({ path: join(PKG_DIR, `${args.path.split("/")[1]}.js`) }));
 		},
 	};
 	const sveltePlugin = {
@@ -102,7 +102,7 @@ async function bundlePages(outDir) {
 		},
 	};
 	await build({
-		entryPoints: { react: join(APP, "react-app.jsx"), svelte: join(APP, "svelte-app.js") },
+		entryPoints: { react: join(APP, "react-app.jsx"), svelte: join(APP, "svelte-app.js"), vue: join(APP, "vue-app.js") },
 		outdir: outDir,
 		bundle: true,
 		format: "esm",
@@ -112,7 +112,13 @@ async function bundlePages(outDir) {
 		conditions: ["browser", "production"],
 		// pkg/react.js imports "react": resolve it (and svelte's runtime) from this directory's prefix.
 		nodePaths: [join(HERE, "node_modules")],
-		define: { "process.env.NODE_ENV": '"production"' },
+		define: {
+			"process.env.NODE_ENV": '"production"',
+			// Vue's esm-bundler build asks for its feature flags.
+			__VUE_OPTIONS_API__: "false",
+			__VUE_PROD_DEVTOOLS__: "false",
+			__VUE_PROD_HYDRATION_MISMATCH_DETAILS__: "false",
+		},
 		plugins: [pkgPlugin, sveltePlugin],
 		logLevel: "silent",
 	});
@@ -176,7 +182,7 @@ function checkCommon(r) {
 	assert.equal(r.mountedRows, 9);
 }
 
-test("React and Svelte adapters: finished rows never re-render, the streaming row at most once per frame", { timeout: 120000 }, async (t) => {
+test("React, Svelte and Vue adapters: finished rows never re-render, the streaming row at most once per frame", { timeout: 120000 }, async (t) => {
 	if (!existsSync(join(PKG_DIR, "index.js")) || !existsSync(join(PKG_DIR, "react.js"))) return t.skip("pkg/ not built");
 	ensureFrameworks();
 	const cleanups = [];
@@ -190,7 +196,7 @@ test("React and Svelte adapters: finished rows never re-render, the streaming ro
 		const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
 		cleanups.push(() => browser.close());
 
-		for (const app of ["react", "svelte"]) {
+		for (const app of ["react", "svelte", "vue"]) {
 			await t.test(app, async (st) => {
 				const on = await runPage(browser, server.url, app, true);
 				st.diagnostic(summary(on));

@@ -36,3 +36,28 @@ bare.free();
 import { AssistantMessageEventStream, type AssistantMessage } from "pi-agent-wasm";
 export const constructed = new AssistantMessageEventStream();
 export const done: Promise<AssistantMessage> = constructed.result();
+
+// A stream function may return any async iterable of AssistantMessageEvent with result(), sync or as
+// a promise, without a cast (the reference wants its own AssistantMessageEventStream class).
+import { ready, type AssistantMessageEvent, type AssistantMessageEventSource, type StreamFn } from "pi-agent-wasm";
+declare const final: AssistantMessage;
+const events: AssistantMessageEvent[] = [{ type: "done", reason: "stop", message: final }];
+export const plainStream: StreamFn = () => ({
+  async *[Symbol.asyncIterator]() {
+    yield* events;
+  },
+  result: async () => final,
+});
+export const plainStreamLater: StreamFn = async () => ({
+  [Symbol.asyncIterator]() {
+    let i = 0;
+    return { next: async () => (i < events.length ? { value: events[i++], done: false } : { value: undefined, done: true }) };
+  },
+  result: () => Promise.resolve(final),
+});
+export const source: AssistantMessageEventSource = constructed;
+export const withPlainStream = new Agent({ streamFn: plainStream });
+
+// The wasm module loads on import; `ready` is for apps that want to preload or report a failure.
+export const loaded: Promise<void> = ready;
+ready.catch((error: unknown) => console.error(error));
