@@ -163,7 +163,8 @@ writeFileSync(join(pkg, "index.d.ts"), existsSync(dtsTemplate)
   ? readFileSync(dtsTemplate, "utf8")
   : `export * from "./${NAME}.js";\n`);
 
-for (const extra of ["react.js", "react.d.ts", "svelte.js", "svelte.d.ts"]) {
+for (const extra of ["react.js", "react.d.ts", "svelte.js", "svelte.d.ts",
+  "session.js", "session.d.ts", "session-log.js", "session-log.d.ts", "replay.js", "replay.d.ts"]) {
   const src = join(root, "js", extra);
   if (existsSync(src)) cpSync(src, join(pkg, extra));
 }
@@ -174,6 +175,10 @@ const hasSvelte = existsSync(join(pkg, "svelte.js"));
 const exportsMap = { ".": { types: "./index.d.ts", default: "./index.js" } };
 if (hasReact) exportsMap["./react"] = { types: "./react.d.ts", default: "./react.js" };
 if (hasSvelte) exportsMap["./svelte"] = { types: "./svelte.d.ts", default: "./svelte.js" };
+// Optional entries (sessions, replay): apps that do not import them do not load them.
+for (const entry of ["session", "replay"]) {
+  if (existsSync(join(pkg, `${entry}.js`))) exportsMap[`./${entry}`] = { types: `./${entry}.d.ts`, default: `./${entry}.js` };
+}
 exportsMap["./package.json"] = "./package.json";
 const pkgJson = {
   name: "pi-agent-wasm",
@@ -200,7 +205,7 @@ function allJs(dir, adapters = false) {
   for (const f of readdirSync(dir)) {
     const p = join(dir, f);
     if (statSync(p).isDirectory()) out.push(...allJs(p, adapters));
-    else if (p.endsWith(".js") && (adapters || !/[\\/](react|svelte)\.js$/.test(p))) out.push(p);
+    else if (p.endsWith(".js") && (adapters || !/[\\/](react|svelte|session|session-log|replay)\.js$/.test(p))) out.push(p);
   }
   return out;
 }
