@@ -342,6 +342,19 @@ export async function attachSession(agent, options = {}) {
     },
   });
 
+  // Own properties of the agent before the session replaced them (another wrapper, such as a recorder's).
+  const before = new Map();
+  const replaceOwn = (name, value) => {
+    if (!before.has(name)) before.set(name, Object.getOwnPropertyDescriptor(agent, name));
+    agent[name] = value;
+  };
+  const restoreOwn = (name) => {
+    if (!before.has(name)) return;
+    const d = before.get(name);
+    before.delete(name);
+    if (d) Object.defineProperty(agent, name, d);
+    else delete agent[name];
+  };
   // ---- the queues: the Agent shows only the next delivery, so the session keeps its own copy
   const original = {};
   for (const name of [...QUEUE_METHODS, ...RUN_METHODS]) original[name] = agent[name];
@@ -354,19 +367,19 @@ export async function attachSession(agent, options = {}) {
     reset: () => (steering = followUps = []),
   };
   for (const name of QUEUE_METHODS) {
-    agent[name] = function (...args) {
+    replaceOwn(name, function (...args) {
       const out = original[name].apply(agent, args);
       queueChange[name](args[0]);
       queuesDirty = true;
       soon();
       return out;
-    };
+    });
   }
   const notLeader = () => Promise.reject(new Error(`pi-agent-wasm/session: session "${id}" is running in another tab`));
   const blockRuns = (block) => {
     for (const name of RUN_METHODS) {
-      if (block) agent[name] = notLeader;
-      else delete agent[name];
+      if (block) replaceOwn(name, notLeader);
+      else restoreOwn(name);
     }
   };
 
@@ -570,7 +583,7 @@ export async function attachSession(agent, options = {}) {
       unwatch();
       hookField.set.call(agent, appHook);
       delete agent.beforeToolCall;
-      for (const name of [...QUEUE_METHODS, ...RUN_METHODS]) delete agent[name];
+      for (const name of [...QUEUE_METHODS, ...RUN_METHODS]) restoreOwn(name);
       channel?.close();
       waiting.abort();
       releaseLock?.();
