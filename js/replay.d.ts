@@ -9,6 +9,8 @@ export interface ReplayLog {
   calls: unknown[];
   decisions: Record<string, unknown>;
   inputs: unknown[];
+  /** The transcript the first recorded run started from. */
+  initial?: unknown[];
 }
 
 export interface Recorder {

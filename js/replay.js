@@ -27,8 +27,8 @@ export class ReplayDivergenceError extends Error {
   }
 }
 
-// FNV-1a over the message's JSON without its timestamps (they change from run to run).
-const noTimestamp = (key, value) => (key === "timestamp" ? undefined : value);
+// FNV-1a over the message's JSON without its timestamps and durations (they change from run to run).
+const noTimestamp = (key, value) => (key === "timestamp" || key === "durationMs" ? undefined : value);
 function hashMessage(message) {
   const text = JSON.stringify(message, noTimestamp) ?? "";
   let h = 0x811c9dc5;
@@ -135,6 +135,7 @@ export function createRecorder({ now = () => Date.now() } = {}) {
     }));
   }
 
+  let initial;
   const input = (op, m) => inputs.push(m === undefined ? { at: at(), op } : { at: at(), op, m: clone(m) });
 
   /** Records `agent`'s requests, tools, approval decisions and inputs (prompt, steer, followUp, abort, continue). */
@@ -153,6 +154,8 @@ export function createRecorder({ now = () => Date.now() } = {}) {
     for (const op of ["prompt", "steer", "followUp", "abort", "continue"]) {
       const original = agent[op];
       agent[op] = function (...args) {
+        // The transcript the first run starts from (a restored session's, for instance).
+        if (initial === undefined) initial = clone(agent.state.messages);
         input(op, op === "prompt" ? (typeof args[0] === "string" ? { text: args[0], images: args[1] } : args[0]) : args[0]);
         return original.apply(agent, args);
       };
@@ -160,7 +163,11 @@ export function createRecorder({ now = () => Date.now() } = {}) {
     return agent;
   }
 
-  const log = () => ({ pi: "replay", v: REPLAY_LOG_VERSION, tools: declared, requests, calls, decisions, inputs });
+  const log = () => {
+    const out = { pi: "replay", v: REPLAY_LOG_VERSION, tools: declared, requests, calls, decisions, inputs };
+    if (initial !== undefined) out.initial = initial;
+    return out;
+  };
   return { streamFn, tools, attach, log, export: () => JSON.stringify(log()) };
 }
 
@@ -385,6 +392,7 @@ export function createReplay(log, { timing = "instant", speed = 1, onDivergence 
 
   async function play(agent) {
     attach(agent);
+    if (Array.isArray(data.initial)) agent.state.messages = clone(data.initial);
     const inputs = data.inputs;
     let i = 0;
     pendingInput = () => i < inputs.length && reached(inputs[i].at) && !["prompt", "continue"].includes(inputs[i].op);

@@ -393,6 +393,8 @@ export async function attachSession(agent, options = {}) {
   let restored = false;
   let dropped = 0;
 
+  const rewrite = (text) => (store.replace ? store.replace(id, text) : Promise.resolve(store.clear(id)).then(() => store.append(id, text)));
+
   /** Reads the log; `undefined` when the store failed or holds another version. */
   async function load() {
     try {
@@ -431,7 +433,9 @@ export async function attachSession(agent, options = {}) {
     // A log that is new, or whose tail was torn, is rewritten from what was read (once).
     if (!log.header || log.dropped > 0) {
       const good = log.header ? log.text.slice(0, log.text.length - log.dropped) : logHeader();
-      await guard(() => (store.replace ? store.replace(id, good) : Promise.resolve(store.clear(id)).then(() => store.append(id, good))));
+      // Through the write chain, so no append can land before the repaired log.
+      writer = writer.then(() => guard(() => rewrite(good)));
+      await writer;
     }
   }
 
@@ -456,12 +460,19 @@ export async function attachSession(agent, options = {}) {
     } while (readAgain && !leader && !detached);
     reading = false;
   }
+  function openChannel() {
+    if (typeof BroadcastChannel !== "function") return undefined;
+    const c = new BroadcastChannel(channelName);
+    c.unref?.(); // Node: an open channel must not keep the process alive
+    return c;
+  }
   function follow() {
-    if (typeof BroadcastChannel !== "function") return;
-    channel = new BroadcastChannel(channelName);
-    channel.onmessage = () => {
-      if (!leader && !detached) showRemote();
-    };
+    channel = openChannel();
+    if (channel) {
+      channel.onmessage = () => {
+        if (!leader && !detached) showRemote();
+      };
+    }
   }
 
   async function becomeLeader() {
@@ -469,7 +480,7 @@ export async function attachSession(agent, options = {}) {
     blockRuns(false);
     await restore();
     remoteStreaming = undefined;
-    if (typeof BroadcastChannel === "function" && !channel) channel = new BroadcastChannel(channelName);
+    if (locks && !channel) channel = openChannel();
     flush();
     notify();
   }
@@ -595,7 +606,8 @@ export async function attachSession(agent, options = {}) {
       mirror = [];
       model = thinkingLevel = undefined;
       queuesDirty = true;
-      await guard(() => (store.replace ? store.replace(id, logHeader()) : Promise.resolve(store.clear(id)).then(() => store.append(id, logHeader()))));
+      writer = writer.then(() => guard(() => rewrite(logHeader())));
+      await writer;
     },
   };
   return session;
