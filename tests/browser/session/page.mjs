@@ -7,7 +7,7 @@ const MODEL = { id: "m", name: "M", api: "test", provider: "test", baseUrl: "", 
   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };
 const usage = () => ({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const textOf = (m) => (m?.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("");
+const textOf = (m) => typeof m?.content === "string" ? m.content : (m?.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("");
 const lastUserText = (messages) => textOf([...messages].reverse().find((m) => m.role === "user"));
 
 // "long …": 400 words, one every 5 ms. "tool …": calls `slow` (never finishes). "fetch …": calls
