@@ -143,6 +143,7 @@ export async function attachSession(agent, options = {}) {
   let batch = [];
   let streamAt = -1; // index in `batch` of the streaming answer's `a` record, while unwritten
   let deltas; // the `d` record being coalesced
+  let deltasAt = -1; // its index in `batch`
   let streaming = false;
   let mirror = []; // the transcript as the log has it (our own array)
   let steering = [];
@@ -179,6 +180,7 @@ export async function attachSession(agent, options = {}) {
     else if (e) e.push(payload === undefined ? [kind, index] : [kind, index, payload]);
     else {
       deltas = { t: "d", e: [payload === undefined ? [kind, index] : [kind, index, payload]] };
+      deltasAt = batch.length;
       batch.push(deltas);
     }
     schedule();
@@ -271,8 +273,10 @@ export async function attachSession(agent, options = {}) {
           const m = event.message;
           if (m?.role === "assistant" && streaming) {
             streaming = false;
-            // An answer that starts and ends within one batch is written once, whole.
-            if (streamAt >= 0) batch.length = streamAt;
+            // The finished message supersedes its unwritten stream records (only they follow
+            // them in the batch): an answer that starts and ends within one write is written once.
+            const cut = streamAt >= 0 ? streamAt : deltas ? deltasAt : -1;
+            if (cut >= 0) batch.length = cut;
             streamAt = -1;
             deltas = undefined;
           }
@@ -384,7 +388,8 @@ export async function attachSession(agent, options = {}) {
   };
 
   const unsubscribeEvents = agent.subscribe(onEvent);
-  const unwatch = agent.subscribeState(() => schedule(), { coalesce: false });
+  // Changes made outside events (an assignment to `state`), seen once per frame.
+  const unwatch = agent.subscribeState(() => schedule());
 
   // ---- restore
   const replaySafe = (name) => agent.state.tools.some((t) => t?.name === name && t.replay === "safe");
