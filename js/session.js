@@ -173,17 +173,30 @@ export async function attachSession(agent, options = {}) {
     schedule();
   }
 
+  // Deltas of one block are kept as an array of parts, joined when written: no string is
+  // rebuilt per token.
+  function deltaRecord() {
+    return {
+      entries: [],
+      toJSON() {
+        return { t: "d", e: this.entries.map(([k, i, p]) => (p === undefined ? [k, i] : [k, i, Array.isArray(p) ? p.join("") : p])) };
+      },
+    };
+  }
   function delta(kind, index, payload) {
-    const e = deltas?.e;
-    const last = e?.[e.length - 1];
-    if (last && last[0] === kind && last[1] === index && typeof payload === "string") last[2] += payload;
-    else if (e) e.push(payload === undefined ? [kind, index] : [kind, index, payload]);
-    else {
-      deltas = { t: "d", e: [payload === undefined ? [kind, index] : [kind, index, payload]] };
+    let d = deltas;
+    if (d === undefined) {
+      d = deltas = deltaRecord();
       deltasAt = batch.length;
-      batch.push(deltas);
+      batch.push(d);
     }
-    schedule();
+    const e = d.entries;
+    const last = e[e.length - 1];
+    if (typeof payload === "string") {
+      if (last !== undefined && last[0] === kind && last[1] === index) last[2].push(payload);
+      else e.push([kind, index, [payload]]);
+    } else e.push([kind, index, payload]);
+    if (timer === undefined) schedule();
   }
 
   /** Appends the batch (and what changed outside events) to the store, in order. */
