@@ -239,6 +239,18 @@ export async function attachSession(agent, options = {}) {
   // ---- events of the agent's runs
   function onEvent(event) {
     if (!leader || failed) return;
+    // The per-token path: a text delta joins the parts of the block it extends.
+    if (event.type === "message_update" && streaming) {
+      const e = event.assistantMessageEvent;
+      if (e !== undefined && e !== null && e.type === "text_delta" && deltas !== undefined) {
+        const entries = deltas.entries;
+        const last = entries[entries.length - 1];
+        if (last !== undefined && last[0] === "text" && last[1] === e.contentIndex && typeof e.delta === "string") {
+          last[2].push(e.delta);
+          return;
+        }
+      }
+    }
     try {
       switch (event.type) {
         case "message_start":
@@ -303,7 +315,10 @@ export async function attachSession(agent, options = {}) {
           if (s >= 0) steering = steering.filter((x) => x !== m);
           if (f >= 0) followUps = followUps.filter((x) => x !== m);
           if (s >= 0 || f >= 0) queuesDirty = true;
-          soon();
+          // A finished answer or tool result is written at once; a prompt joins the next write
+          // (within flushMs), so a short run costs one write.
+          if (m?.role === "user") schedule();
+          else soon();
           break;
         }
         case "tool_execution_start":
