@@ -50,6 +50,9 @@ function makeDurable(chat) {
 			.then((s) => {
 				session = s;
 				if (closed) return s.detach();
+				// A model saved by an earlier run that this server no longer offers: back to the default.
+				const model = chat.agent.state.model;
+				if (!chat.models.some((m) => m.provider === model?.provider && m.id === model?.id)) chat.agent.state.model = chat.models[0];
 				const show = () => status.set({ role: s.isLeader ? "leader" : "follower", restored: s.restored, interrupted: s.interrupted });
 				s.subscribe(show);
 				show();
