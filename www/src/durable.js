@@ -46,13 +46,14 @@ function makeDurable(chat) {
 	function startLive() {
 		let session;
 		let closed = false;
+		const defaultModel = chat.agent.state.model;
 		attachSession(chat.agent, { id: SESSION_ID, onError: (err) => status.set({ error: `Saving the conversation failed: ${err.message}` }) })
 			.then((s) => {
 				session = s;
 				if (closed) return s.detach();
 				// A model saved by an earlier run that this server no longer offers: back to the default.
 				const model = chat.agent.state.model;
-				if (!chat.models.some((m) => m.provider === model?.provider && m.id === model?.id)) chat.agent.state.model = chat.models[0];
+				if (!chat.models.some((m) => m.provider === model?.provider && m.id === model?.id)) chat.agent.state.model = defaultModel;
 				const show = () => status.set({ role: s.isLeader ? "leader" : "follower", restored: s.restored, interrupted: s.interrupted });
 				s.subscribe(show);
 				show();
