@@ -329,7 +329,11 @@ export async function attachSession(agent, options = {}) {
           push(logLine({ t: "te", id: event.toolCallId, r: event.result, e: event.isError === true }));
           soon();
           break;
+        case "agent_start":
+          watchIdle(false);
+          break;
         case "agent_end":
+          watchIdle(true);
           streaming = false;
           deltas = undefined;
           push({ t: "x" });
@@ -416,8 +420,14 @@ export async function attachSession(agent, options = {}) {
   };
 
   const unsubscribeEvents = agent.subscribe(onEvent);
-  // Changes made outside events (an assignment to `state`), seen once per frame.
-  const unwatch = agent.subscribeState(() => schedule());
+  // Changes made outside runs (an assignment to `state`, `reset()`), seen once per frame. Not
+  // watched during a run, where events say what changed (and a watcher would cost per token);
+  // each write compares the transcript anyway.
+  let unwatch = agent.subscribeState(() => schedule());
+  const watchIdle = (idle) => {
+    unwatch();
+    unwatch = idle ? agent.subscribeState(() => schedule()) : () => false;
+  };
 
   // ---- restore
   const replaySafe = (name) => agent.state.tools.some((t) => t?.name === name && t.replay === "safe");

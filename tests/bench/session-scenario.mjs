@@ -3,7 +3,8 @@
 // event.message (as scenarios.mjs's S1). Returns the run's time and what the store received.
 export const BATCH = 100;
 
-export async function s1Session({ Agent, createAssistantMessageEventStream, attachSession, store, tick, now, deltas, MODEL, usage }, withSession) {
+export async function s1Session(env, withSession) {
+  const { Agent, createAssistantMessageEventStream, attachSession, store, tick, now, deltas, MODEL, usage } = env;
   const streamFn = (model) => {
     const stream = createAssistantMessageEventStream();
     const partial = { role: "assistant", content: [], api: model.api, provider: model.provider, model: model.id, usage: usage(), stopReason: "stop", timestamp: Date.now() };
@@ -42,7 +43,7 @@ export async function s1Session({ Agent, createAssistantMessageEventStream, atta
     append: (id, text) => ((written += text.length), writes++, store.append(id, text)),
   };
   const id = `bench-${Math.random().toString(36).slice(2)}`;
-  const session = withSession ? await attachSession(agent, { id, store: counting, tabs: false }) : undefined;
+  const session = withSession ? await attachSession(agent, { id, store: counting, tabs: false, ...env.sessionOptions }) : undefined;
   const t0 = now();
   await agent.prompt("Write a long answer.");
   const run = now() - t0;
