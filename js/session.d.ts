@@ -72,7 +72,7 @@ export interface Session {
   clear(): Promise<void>;
 }
 
-/** Restores `agent` from the store and keeps it there. */
+/** Restores `agent` from the store and keeps it there. Attach before the agent's first run (and after its tools are set). */
 export declare function attachSession(agent: Agent, options: SessionOptions): Promise<Session>;
 
 /** A log of another version. */
