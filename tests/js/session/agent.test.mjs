@@ -37,6 +37,10 @@ function scripted(script) {
         s.push({ type: "text_start", contentIndex: 0, partial });
         for (let i = 0; i < text.length; i++) {
           if (spec.hold && i === Math.floor(text.length / 2)) await spec.hold;
+          if (options?.signal?.aborted) {
+            partial.stopReason = "aborted";
+            return s.push({ type: "error", reason: "aborted", error: { ...partial, errorMessage: "Request was aborted" } });
+          }
           partial.content[0].text += text[i];
           s.push({ type: "text_delta", contentIndex: 0, delta: text[i], partial });
           if (i % 4 === 0) await sleep(0);
@@ -249,4 +253,21 @@ test("a replay that diverges fails with an error naming the first difference; ot
   assert.equal(b.state.messages.at(-1).errorMessage, replay.divergence.message);
   assert.throws(() => createReplay({ ...log, v: 2 }), (e) => e instanceof ReplayLogError && /unsupported replay log version 2/.test(e.message));
   assert.throws(() => createReplay("{"), ReplayLogError);
+});
+
+test("a run aborted mid-stream replays to the same transcript", { skip }, async () => {
+  const recorder = createRecorder();
+  const a = recorder.attach(new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: scripted([{ text: "a long answer that gets cut" }, { text: "fine" }]) }));
+  const run = a.prompt("talk");
+  while (!a.state.streamingMessage || textOf(a.state.streamingMessage).length < 8) await sleep(0);
+  a.abort();
+  await run;
+  await a.prompt("again");
+  const shape = (agent) => agent.state.messages.map((m) => [m.role, textOf(m), m.stopReason ?? null]);
+  const recorded = shape(a);
+  assert.equal(recorded[2][2], "aborted");
+  const b = new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: noStream });
+  const replay = createReplay(recorder.export());
+  await replay.play(b);
+  assert.deepEqual(shape(b), recorded);
 });
