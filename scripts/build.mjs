@@ -195,15 +195,20 @@ writeFileSync(join(pkg, "index.d.ts"), existsSync(dtsTemplate)
   ? readFileSync(dtsTemplate, "utf8")
   : `export * from "./${NAME}.js";\n`);
 
-for (const extra of ["react.js", "react.d.ts", "svelte.js", "svelte.d.ts", "vue.js", "vue.d.ts"]) {
+// Entries that not every app imports (UI adapters, sessions, replay): each is its
+// own file with its own types, and costs nothing to apps that do not import it.
+const OPTIONAL_ENTRIES = ["react", "svelte", "vue", "session", "session-log", "replay"];
+for (const entry of OPTIONAL_ENTRIES) {
+  for (const extra of [`${entry}.js`, `${entry}.d.ts`]) {
+    const src = join(root, "js", extra);
+    if (existsSync(src)) cpSync(src, join(pkg, extra));
+  }
+}
   const src = join(root, "js", extra);
   if (existsSync(src)) cpSync(src, join(pkg, extra));
 }
 
 const version = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version;
-const hasReact = existsSync(join(pkg, "react.js"));
-const hasSvelte = existsSync(join(pkg, "svelte.js"));
-const hasVue = existsSync(join(pkg, "vue.js"));
 // Node, webpack ("webpack") and Vite ("development"/"production" with
 // "browser") load the .wasm next to index.js; any other tool gets inline.js:
 // esbuild (which sets "browser" but neither mode) and Rollup's node-resolve
@@ -220,9 +225,11 @@ const exportsMap = {
   },
   "./inline": { types: "./index.d.ts", default: "./inline.js" },
 };
-if (hasReact) exportsMap["./react"] = { types: "./react.d.ts", default: "./react.js" };
-if (hasSvelte) exportsMap["./svelte"] = { types: "./svelte.d.ts", default: "./svelte.js" };
-if (hasVue) exportsMap["./vue"] = { types: "./vue.d.ts", default: "./vue.js" };
+for (const entry of OPTIONAL_ENTRIES) {
+  if (entry !== "session-log" && existsSync(join(pkg, `${entry}.js`))) {
+    exportsMap[`./${entry}`] = { types: `./${entry}.d.ts`, default: `./${entry}.js` };
+  }
+}
 exportsMap["./package.json"] = "./package.json";
 const pkgJson = {
   name: "pi-agent-wasm",
@@ -244,12 +251,14 @@ writeFileSync(join(pkg, "package.json"), JSON.stringify(pkgJson, null, 2) + "\n"
 rmSync(join(pkg, ".gitignore"), { force: true });
 if (existsSync(join(root, "README.md"))) cpSync(join(root, "README.md"), join(pkg, "README.md"));
 
+// The size report's "JS glue + entry" counts what every app loads.
+const OPTIONAL_JS = new RegExp(`[\\\\/](${[...OPTIONAL_ENTRIES, "inline"].join("|")})\\.js$`);
 function allJs(dir, adapters = false) {
   const out = [];
   for (const f of readdirSync(dir)) {
     const p = join(dir, f);
     if (statSync(p).isDirectory()) out.push(...allJs(p, adapters));
-    else if (p.endsWith(".js") && (adapters || !/[\\/](react|svelte|vue|inline)\.js$/.test(p))) out.push(p);
+    else if (p.endsWith(".js") && (adapters || !OPTIONAL_JS.test(p))) out.push(p);
   }
   return out;
 }

@@ -129,6 +129,9 @@ if (!flag("--no-chromium")) {
 }
 server.close();
 
+// S1 with a session attached (pi-agent-wasm/session), ours with and without: tests/bench/session.mjs.
+if (!flag("--no-session")) notes.push(...(await (await import("./session.mjs")).sessionBench({ pkgDir: pkg.dir, runs: options.runs, log, chromium: !flag("--no-chromium") })));
+
 // ---- S5 -----------------------------------------------------------------------------------------
 function sizes(buf) {
   return {

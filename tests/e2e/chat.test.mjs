@@ -1,7 +1,7 @@
 // The demo app in headless Chromium against its own server and the offline demo model: streamed text
 // and thinking, tool calls whose arguments stream, approval and denial through beforeToolCall, two
 // tools in parallel, steering and a follow-up while a long tool runs, abort, a provider error, model
-// output shown as text, and a reload that starts clean. Screenshots: test-output/e2e/chat-*.png.
+// output shown as text, a reload that keeps the conversation, and New chat. Screenshots: test-output/e2e/chat-*.png.
 import test from "node:test";
 import assert from "node:assert/strict";
 import {
@@ -219,7 +219,15 @@ test("the chat demo in headless Chromium (offline demo model)", { timeout: 420_0
 		assert.equal(await page.locator('[data-testid="assistant-text"] b').count(), 0);
 	});
 
-	await t.test("a reload starts clean", async () => {
+	await t.test("a reload keeps the conversation; New chat, then a reload, starts clean", async () => {
+		const users = await page.locator('[data-testid="user-message"]').count();
+		await waitIdle(page);
+		await page.waitForTimeout(200);
+		await page.reload();
+		await page.waitForFunction((n) => document.querySelectorAll('[data-testid="user-message"]').length === n, users);
+		await page.click('[data-testid="new-chat"]');
+		await page.waitForSelector('[data-testid="welcome"]');
+		await page.waitForTimeout(200);
 		await page.reload();
 		await page.waitForSelector('[data-testid="welcome"]');
 		assert.equal(await page.locator('[data-testid="user-message"]').count(), 0);

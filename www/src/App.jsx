@@ -3,6 +3,8 @@ import { useAgent } from "pi-agent-wasm/react";
 import { createChatAgent } from "./agent.js";
 import { Markdown } from "./Markdown.jsx";
 import { TOOLS } from "./tools.js";
+import { createDurable } from "./durable.js";
+import { RunControls, useDurable } from "./RunControls.jsx";
 
 const isDemo = (model) => model?.provider === "demo";
 const fmt = (n) => new Intl.NumberFormat("en-US").format(n ?? 0);
@@ -39,6 +41,8 @@ export function App() {
 
 function Chat({ config }) {
 	const chat = useMemo(() => createChatAgent(config), [config]);
+	const durable = useMemo(() => createDurable(chat), [chat]);
+	const durableStatus = useDurable(durable);
 	const snap = useAgent(chat.agent);
 	const activity = useStore(chat.activity);
 	const approvals = useStore(chat.approvals);
@@ -91,7 +95,7 @@ function Chat({ config }) {
 
 	return (
 		<div className="app">
-			<Header chat={chat} snap={snap} usage={usage} />
+			<Header chat={chat} snap={snap} usage={usage} extra={<RunControls durable={durable} status={durableStatus} />} />
 			<main className="transcript" data-testid="transcript" ref={transcriptRef} onScroll={onScroll}>
 				{visible.length === 0 && <Welcome model={snap.model} />}
 				{visible.map((m, i) =>
@@ -130,7 +134,7 @@ function Chat({ config }) {
 	);
 }
 
-function Header({ chat, snap, usage }) {
+function Header({ chat, snap, usage, extra }) {
 	const current = `${snap.model.provider}/${snap.model.id}`;
 	return (
 		<header className="header">
@@ -174,6 +178,7 @@ function Header({ chat, snap, usage }) {
 				Tokens: {fmt(usage.input)} in · {fmt(usage.output)} out
 				{usage.cost > 0 && <> · ${usage.cost.toFixed(4)}</>}
 			</span>
+			{extra}
 		</header>
 	);
 }
@@ -240,7 +245,7 @@ function AssistantMessage({ message, streaming, toolResults, activity, decisions
 			)}
 			{message.stopReason === "aborted" && (
 				<div className="msg-note" data-testid="message-aborted" title={message.errorMessage}>
-					Stopped: the run was aborted.
+					{message.errorMessage?.startsWith("Interrupted") ? "Interrupted: the page was reloaded while this answer streamed." : "Stopped: the run was aborted."}
 				</div>
 			)}
 			{!streaming && (

@@ -1,0 +1,7 @@
+// The session log's reader, for tools that inspect a log (pi-agent-wasm/session uses it).
+export declare const SESSION_LOG_VERSION: 1;
+export declare class SessionLogError extends Error {}
+/** The records of a log; `dropped`: characters after the last good record. Throws only for another version. */
+export declare function readLog(text: string): { records: { t: string; [key: string]: unknown }[]; header: boolean; dropped: number };
+export declare function logHeader(): string;
+export declare function logLine(record: { t: string; [key: string]: unknown }): string;

@@ -1,0 +1,102 @@
+// `npm run bench`, sessions: S1 (one prompt, 20,000 text deltas × 50 chars) with and without
+// pi-agent-wasm/session attached: Node with memoryStore(), Chromium with the real IndexedDB.
+// Runs interleaved (without, with, …) after warm-ups; reports medians, the ratio, and what was
+// written. Standalone: node tests/bench/session.mjs [--runs N]. run.mjs calls sessionBench().
+import http from "node:http";
+import { existsSync, readFileSync } from "node:fs";
+import { extname, join, resolve, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium.mjs";
+import { MODEL, textDeltas, usage } from "./data.mjs";
+import { s1Session } from "./session-scenario.mjs";
+
+const HERE = fileURLToPath(new URL("./", import.meta.url));
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (x) => `${x.toFixed(1)} ms`;
+
+async function measure(runOnce, runs, warm) {
+  for (let i = 0; i < warm; i++) {
+    await runOnce(false);
+    await runOnce(true);
+  }
+  const without = [];
+  const withS = [];
+  let last;
+  for (let i = 0; i < runs; i++) {
+    without.push((await runOnce(false)).run);
+    last = await runOnce(true);
+    withS.push(last.run);
+  }
+  return { without: median(without), with: median(withS), written: last.written, writes: last.writes, landing: last.flushed - last.run };
+}
+
+function line(env, r, store) {
+  return `S1 with a session (${store}), ${env}: ${ms(r.with)} vs ${ms(r.without)} without (median run times), ` +
+    `${(r.with / r.without).toFixed(2)}×; ${r.writes} writes, ${(r.written / 1e6).toFixed(2)} MB written for a 1.00 MB answer.`;
+}
+
+export async function sessionBench({ pkgDir = join(HERE, "../../pkg"), runs = 7, log = () => {}, chromium: withChromium = true } = {}) {
+  const out = [];
+  if (!existsSync(join(pkgDir, "session.js"))) return ["S1 with a session: skipped (pkg/ has no session.js)."];
+  const deltas = textDeltas(20_000, 50);
+  // ---- Node, memoryStore()
+  const { Agent, createAssistantMessageEventStream } = await import(pathToFileURL(join(pkgDir, "index.js")));
+  const { attachSession, memoryStore } = await import(pathToFileURL(join(pkgDir, "session.js")));
+  const store = memoryStore();
+  const env = { Agent, createAssistantMessageEventStream, attachSession, store, tick: setImmediate, deltas, MODEL, usage,
+    now: () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } };
+  log("S1 with a session: Node");
+  const node = await measure((w) => s1Session(env, w), runs, 3);
+  out.push(line("Node (CPU time)", node, "memoryStore()"));
+  if (!withChromium) return out;
+
+  // ---- Chromium, indexedDBStore()
+  const server = http.createServer((req, res) => {
+    const path = decodeURIComponent(req.url.split("?")[0]);
+    if (path === "/") {
+      res.writeHead(200, { "content-type": "text/html" });
+      return res.end(`<!doctype html><script type="module">
+import { Agent, createAssistantMessageEventStream } from "/pkg/index.js";
+import { attachSession, indexedDBStore } from "/pkg/session.js";
+import { MODEL, textDeltas, usage } from "/bench/data.mjs";
+import { s1Session } from "/bench/session-scenario.mjs";
+const deltas = textDeltas(20000, 50);
+const channel = new MessageChannel();
+const queue = [];
+channel.port1.onmessage = () => queue.shift()();
+const tick = (f) => { queue.push(f); channel.port2.postMessage(0); };
+const env = { Agent, createAssistantMessageEventStream, attachSession, store: indexedDBStore({ name: "bench" }), tick, deltas, MODEL, usage, now: () => performance.now() };
+window.runOnce = (w, o) => s1Session({ ...env, sessionOptions: o }, w);
+window.ready = true;
+</script>`);
+    }
+    const [root, rest] = path.startsWith("/pkg/") ? [pkgDir, path.slice(5)] : path.startsWith("/bench/") ? [HERE, path.slice(7)] : [];
+    const file = root && resolve(root, rest);
+    if (!file || !file.startsWith(resolve(root) + sep) || !existsSync(file)) {
+      res.writeHead(404);
+      return res.end();
+    }
+    res.writeHead(200, { "content-type": { ".wasm": "application/wasm", ".js": "text/javascript", ".mjs": "text/javascript" }[extname(file)] ?? "text/plain" });
+    res.end(readFileSync(file));
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.waitForFunction(() => window.ready === true);
+    log("S1 with a session: Chromium");
+    const chrome = await measure((w) => page.evaluate((x) => window.runOnce(x), w), runs, 3);
+    out.push(line("Chromium (wall time of the run; the last run's IndexedDB writes landed " + ms(chrome.landing) + " after it)", chrome, "indexedDBStore()"));
+  } finally {
+    await browser.close();
+    server.close();
+  }
+  return out;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const i = process.argv.indexOf("--runs");
+  for (const l of await sessionBench({ runs: i > 0 ? Number(process.argv[i + 1]) : 7, log: (m) => process.stderr.write(m + "\n") })) console.log(l);
+}

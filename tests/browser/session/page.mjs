@@ -1,0 +1,96 @@
+// The page the session browser tests drive: an Agent with a scripted stream function and tools,
+// attached to a session in the real IndexedDB. `window.setup(options)` builds it (after each reload).
+import { Agent, createAssistantMessageEventStream } from "/pkg/index.js";
+import { attachSession, indexedDBStore } from "/pkg/session.js";
+
+const MODEL = { id: "m", name: "M", api: "test", provider: "test", baseUrl: "", reasoning: false, input: ["text"],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };
+const usage = () => ({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const textOf = (m) => typeof m?.content === "string" ? m.content : (m?.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("");
+const lastUserText = (messages) => textOf([...messages].reverse().find((m) => m.role === "user"));
+
+// "long …": 400 words, one every 5 ms. "tool …": calls `slow` (never finishes). "fetch …": calls
+// `fetch` (needs approval). After a tool result: "after tools". Anything else: "ok: <prompt>".
+function streamFn(model, context) {
+  const s = createAssistantMessageEventStream();
+  const messages = context.messages;
+  const last = messages[messages.length - 1];
+  const prompt = lastUserText(messages);
+  const partial = { role: "assistant", content: [], api: model.api, provider: model.provider, model: model.id, usage: usage(), stopReason: "stop", timestamp: Date.now() };
+  (async () => {
+    await sleep(1);
+    s.push({ type: "start", partial });
+    let calls = [];
+    let text = `ok: ${prompt}`;
+    if (last.role === "toolResult") text = "after tools";
+    else if (prompt.startsWith("long")) text = Array.from({ length: 400 }, (_, i) => `word${i}`).join(" ");
+    else if (prompt.startsWith("tool")) calls = [{ id: "slow-1", name: "slow" }];
+    else if (prompt.startsWith("fetch")) calls = [{ id: "fetch-1", name: "fetch", args: { path: "/about.txt" } }];
+    if (calls.length) text = "calling";
+    partial.content.push({ type: "text", text: "" });
+    s.push({ type: "text_start", contentIndex: 0, partial });
+    for (const word of text.split(/(?= )/)) {
+      partial.content[0].text += word;
+      s.push({ type: "text_delta", contentIndex: 0, delta: word, partial });
+      if (text.length > 100) await sleep(5);
+    }
+    s.push({ type: "text_end", contentIndex: 0, content: text, partial });
+    for (const c of calls) {
+      const block = { type: "toolCall", id: c.id, name: c.name, arguments: c.args ?? {} };
+      partial.content.push(block);
+      s.push({ type: "toolcall_start", contentIndex: partial.content.length - 1, partial });
+      s.push({ type: "toolcall_end", contentIndex: partial.content.length - 1, toolCall: block, partial });
+      partial.stopReason = "toolUse";
+    }
+    s.push({ type: "done", reason: partial.stopReason, message: partial });
+  })();
+  return s;
+}
+
+const params = { type: "object", properties: {} };
+const TOOLS = [
+  { name: "slow", label: "Slow", description: "never finishes", parameters: params, execute: () => new Promise(() => {}) },
+  { name: "fetch", label: "Fetch", description: "a page", parameters: { type: "object", properties: { path: { type: "string" } } },
+    execute: async (id, { path }) => ({ content: [{ type: "text", text: `page ${path}` }], details: {} }) },
+];
+
+window.approvals = [];
+window.errors = [];
+window.setup = async ({ id = "test", store: kind = "idb", flushMs } = {}) => {
+  let store = indexedDBStore({ name: "session-test" });
+  if (kind === "throwing") {
+    // A store whose writes fail as a full disk does (QuotaExceededError).
+    store = { ...store, append: async () => { throw new DOMException("The quota has been exceeded.", "QuotaExceededError"); } };
+  }
+  const agent = new Agent({
+    initialState: { systemPrompt: "You are a test.", model: MODEL, tools: TOOLS },
+    streamFn,
+    beforeToolCall: ({ toolCall }) =>
+      toolCall.name !== "fetch" ? undefined : new Promise((resolve) => window.approvals.push({ id: toolCall.id, approve: () => resolve(undefined) })),
+  });
+  const session = await attachSession(agent, { id, store, flushMs, onError: (e) => window.errors.push(`${e.name}: ${e.message}`) });
+  window.agent = agent;
+  window.session = session;
+  window.runs = [];
+  window.run = (text) => window.runs.push(agent.prompt(text).then(() => "done", (e) => `rejected: ${e.message}`));
+  window.view = () => ({
+    messages: agent.state.messages.map((m) => ({ role: m.role, text: textOf(m), stopReason: m.stopReason, errorMessage: m.errorMessage, isError: m.isError, toolCallId: m.toolCallId })),
+    streaming: textOf(agent.state.streamingMessage),
+    remote: textOf(session.remoteStreamingMessage),
+    pendingToolCalls: [...agent.state.pendingToolCalls],
+    isStreaming: agent.state.isStreaming,
+    queued: agent.peekQueuedMessages().map(textOf),
+    hasQueued: agent.hasQueuedMessages(),
+    isLeader: session.isLeader,
+    restored: session.restored,
+    interrupted: session.interrupted,
+    dropped: session.dropped,
+    pendingApprovals: session.pendingApprovals.map((p) => p.toolCall.id),
+    pendingCalls: session.pendingCalls.map((p) => p.toolCall.id),
+    errors: window.errors,
+    approvals: window.approvals.map((a) => a.id),
+  });
+  return window.view();
+};
+window.ready = true;

@@ -1,0 +1,204 @@
+// pi-agent-wasm/session in headless Chromium with the real IndexedDB across real page reloads:
+// mid-stream, mid-tool, during an approval, with queued steering; a second tab; a store that
+// throws; a torn record. The page (page.mjs) is served with pkg/ from 127.0.0.1 inside the test.
+// Skipped when pkg/ has no session.js.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import http from "node:http";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { extname, join, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
+
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+const PKG = process.env.PI_BROWSER_PKG_DIR ? resolve(process.env.PI_BROWSER_PKG_DIR) : join(REPO, "pkg");
+const HERE = fileURLToPath(new URL("./", import.meta.url));
+const skip = existsSync(join(PKG, "session.js")) ? false : "pkg/ has no session.js (run node scripts/build.mjs)";
+const MIME = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm" };
+
+let server;
+let base;
+let browser;
+before(async () => {
+  if (skip) return;
+  server = http.createServer((req, res) => {
+    const path = decodeURIComponent(req.url.split("?")[0]);
+    const [root, rest] = path.startsWith("/pkg/") ? [PKG, path.slice(5)] : [HERE, path.slice(1)];
+    const file = resolve(root, rest);
+    if (!file.startsWith(resolve(root) + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404);
+      return res.end();
+    }
+    res.writeHead(200, { "content-type": MIME[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
+    res.end(readFileSync(file));
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+});
+after(async () => {
+  await browser?.close();
+  await new Promise((r) => (server ? server.close(r) : r()));
+});
+
+async function open(context, options) {
+  const page = await context.newPage();
+  page.on("pageerror", (e) => console.error("page error:", e.message));
+  await page.goto(`${base}/page.html`);
+  await page.waitForFunction(() => window.ready === true);
+  const view = await page.evaluate((o) => window.setup(o), options);
+  return { page, view };
+}
+async function reload(page, options) {
+  await page.reload();
+  await page.waitForFunction(() => window.ready === true);
+  return page.evaluate((o) => window.setup(o), options);
+}
+const view = (page) => page.evaluate(() => window.view());
+const until = (page, fn, arg) => page.waitForFunction(fn, arg, { timeout: 20_000 });
+const roles = (v) => v.messages.map((m) => m.role);
+
+test("reload mid-stream: the cut answer is kept, aborted and marked interrupted; the next prompt runs", { skip }, async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id: "mid-stream" });
+  await page.evaluate(() => window.run("long story"));
+  await until(page, () => window.agent.state.streamingMessage?.content?.[0]?.text.length > 300);
+  const v = await reload(page, { id: "mid-stream" });
+  assert.equal(v.restored, true);
+  assert.deepEqual(roles(v), ["system", "user", "assistant"]);
+  const cut = v.messages[2];
+  assert.equal(cut.stopReason, "aborted");
+  assert.match(cut.errorMessage, /^Interrupted: the page was closed or reloaded/);
+  assert.ok(cut.text.startsWith("word0 word1"), cut.text.slice(0, 40));
+  assert.ok(!cut.text.includes("word399"));
+  await page.evaluate(() => window.run("hello"));
+  await until(page, () => window.agent.state.messages.length === 5 && !window.agent.state.isStreaming);
+  const after = await reload(page, { id: "mid-stream" });
+  assert.deepEqual(after.messages.slice(3).map((m) => [m.role, m.text]), [["user", "hello"], ["assistant", "ok: hello"]]);
+  assert.equal(after.interrupted, false);
+  await context.close();
+});
+
+test("reload mid-tool: the running call gets exactly one interrupted result", { skip }, async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id: "mid-tool" });
+  await page.evaluate(() => window.run("tool please"));
+  await until(page, () => window.agent.state.pendingToolCalls.has("slow-1"));
+  await page.waitForTimeout(150); // a write is due within flushMs (100 ms)
+  const v = await reload(page, { id: "mid-tool" });
+  assert.deepEqual(roles(v), ["system", "user", "assistant", "toolResult"]);
+  assert.equal(v.messages[3].toolCallId, "slow-1");
+  assert.equal(v.messages[3].isError, true);
+  assert.match(v.messages[3].text, /interrupted before it finished/);
+  assert.deepEqual(v.pendingCalls, []);
+  // Valid for the next request, and written: a second reload shows the same single result.
+  const again = await reload(page, { id: "mid-tool" });
+  assert.deepEqual(roles(again), ["system", "user", "assistant", "toolResult"]);
+  await page.evaluate(() => window.run("hi"));
+  await until(page, () => window.agent.state.messages.at(-1)?.role === "assistant" && !window.agent.state.isStreaming);
+  await context.close();
+});
+
+test("reload during an approval: the call is waiting again and resume() asks again", { skip }, async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id: "approval" });
+  await page.evaluate(() => window.run("fetch the page"));
+  await until(page, () => window.approvals.length === 1);
+  const v = await reload(page, { id: "approval" });
+  assert.deepEqual(v.pendingApprovals, ["fetch-1"]);
+  assert.deepEqual(roles(v), ["system", "user", "assistant"]);
+  await page.evaluate(() => { window.resumed = window.session.resume(); });
+  await until(page, () => window.approvals.length === 1);
+  // Reloading while it is asked again keeps it pending.
+  const v2 = await reload(page, { id: "approval" });
+  assert.deepEqual(v2.pendingApprovals, ["fetch-1"]);
+  await page.evaluate(() => { window.resumed = window.session.resume(); });
+  await until(page, () => window.approvals.length === 1);
+  await page.evaluate(() => window.approvals[0].approve());
+  await page.evaluate(() => window.resumed);
+  const done = await view(page);
+  assert.deepEqual(done.messages.slice(2).map((m) => [m.role, m.text]), [["assistant", "calling"], ["toolResult", "page /about.txt"], ["assistant", "after tools"]]);
+  const reloaded = await reload(page, { id: "approval" });
+  assert.deepEqual(reloaded.messages, done.messages);
+  await context.close();
+});
+
+test("reload with queued steering and follow-ups: they are still queued and delivered", { skip }, async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id: "queues" });
+  await page.evaluate(() => window.run("long answer"));
+  await until(page, () => window.agent.state.streamingMessage?.content?.[0]?.text.length > 100);
+  await page.evaluate(() => {
+    window.agent.steer({ role: "user", content: [{ type: "text", text: "steer: shorter" }], timestamp: 1 });
+    window.agent.followUp({ role: "user", content: [{ type: "text", text: "follow: thanks" }], timestamp: 2 });
+  });
+  await page.waitForTimeout(150);
+  const v = await reload(page, { id: "queues" });
+  assert.equal(v.hasQueued, true);
+  assert.deepEqual(v.queued, ["steer: shorter"]);
+  await page.evaluate(() => window.run("go on"));
+  await until(page, () => !window.agent.state.isStreaming && window.runs.length === 1 && !window.agent.hasQueuedMessages());
+  await page.evaluate(() => Promise.all(window.runs));
+  const users = (await view(page)).messages.filter((m) => m.role === "user").map((m) => m.text);
+  assert.deepEqual(users, ["long answer", "go on", "steer: shorter", "follow: thanks"]);
+  await context.close();
+});
+
+test("two tabs: one runs the loop, the other follows and takes over when the first closes", { skip }, async () => {
+  const context = await browser.newContext();
+  const a = await open(context, { id: "tabs" });
+  const b = await open(context, { id: "tabs" });
+  assert.equal(a.view.isLeader, true);
+  assert.equal(b.view.isLeader, false);
+  const refused = await b.page.evaluate(() => window.agent.prompt("from b").then(() => "ran", (e) => e.message));
+  assert.match(refused, /running in another tab/);
+  await a.page.evaluate(() => window.run("hello from a"));
+  await until(b.page, () => window.agent.state.messages.some((m) => m.role === "assistant"));
+  const followed = await view(b.page);
+  assert.deepEqual(followed.messages.slice(1).map((m) => [m.role, m.text]), [["user", "hello from a"], ["assistant", "ok: hello from a"]]);
+  await a.page.close();
+  await until(b.page, () => window.session.isLeader);
+  await b.page.evaluate(() => window.run("now b"));
+  await until(b.page, () => window.agent.state.messages.length === 5 && !window.agent.state.isStreaming);
+  const c = await open(context, { id: "tabs" });
+  assert.equal(c.view.isLeader, false);
+  assert.deepEqual(c.view.messages.map((m) => m.text).slice(3), ["now b", "ok: now b"]);
+  await context.close();
+});
+
+test("a store that throws is reported once; the agent keeps working", { skip }, async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id: "throwing", store: "throwing", flushMs: 1 });
+  await page.evaluate(() => window.run("one"));
+  await until(page, () => window.agent.state.messages.length === 3 && !window.agent.state.isStreaming);
+  await page.evaluate(() => window.run("two"));
+  await until(page, () => window.agent.state.messages.length === 5 && !window.agent.state.isStreaming);
+  const v = await view(page);
+  assert.deepEqual(v.errors, ["QuotaExceededError: The quota has been exceeded."]);
+  assert.equal(v.messages.at(-1).text, "ok: two");
+  await context.close();
+});
+
+test("a torn last record loses only that record; restore does not throw and repairs the log", { skip }, async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id: "torn" });
+  await page.evaluate(() => window.run("first"));
+  await until(page, () => window.agent.state.messages.length === 3 && !window.agent.state.isStreaming);
+  await page.evaluate(() => window.session.flush());
+  // What a tab killed in the middle of a write of a custom store leaves: half a line.
+  await page.evaluate(async () => {
+    const { indexedDBStore } = await import("/pkg/session.js");
+    await indexedDBStore({ name: "session-test" }).append("torn", '{"t":"m","m":{"role":"user","content":"lost');
+  });
+  const v = await reload(page, { id: "torn" });
+  assert.ok(v.dropped > 0);
+  assert.deepEqual(v.messages.map((m) => m.text).slice(1), ["first", "ok: first"]);
+  await page.evaluate(() => window.run("second"));
+  await until(page, () => window.agent.state.messages.length === 5 && !window.agent.state.isStreaming);
+  await page.evaluate(() => window.session.flush());
+  const v2 = await reload(page, { id: "torn" });
+  assert.equal(v2.dropped, 0);
+  assert.deepEqual(v2.messages.map((m) => m.text).slice(1), ["first", "ok: first", "second", "ok: second"]);
+  await context.close();
+});

@@ -1,0 +1,273 @@
+// pi-agent-wasm/session and pi-agent-wasm/replay in Node, on pkg/ (memory store; the browser
+// tests use IndexedDB across real reloads): restore mid-stream, mid-tool, during an approval and
+// with queued steering; a store that throws; record and replay, and a diverging replay.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+
+const PKG = new URL("../../../pkg/", import.meta.url);
+const built = existsSync(new URL("session.js", PKG)) && existsSync(new URL("replay.js", PKG));
+const skip = built ? false : "pkg/ has no session.js (run node scripts/build.mjs)";
+const { Agent, createAssistantMessageEventStream } = built ? await import(new URL("index.js", PKG)) : {};
+const { attachSession, memoryStore, INTERRUPTED_STREAM, INTERRUPTED_TOOL } = built ? await import(new URL("session.js", PKG)) : {};
+const { createRecorder, createReplay, ReplayDivergenceError, ReplayLogError } = built ? await import(new URL("replay.js", PKG)) : {};
+
+const MODEL = { id: "m", name: "M", api: "test", provider: "test", baseUrl: "", reasoning: false, input: ["text"],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };
+const usage = () => ({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A stream function answering from `script` (one entry per request: { text, calls, hold }); `hold`
+ * is a promise the stream waits on after its first half (a page that goes away mid-stream).
+ */
+function scripted(script) {
+  let n = 0;
+  const fn = (model, context, options) => {
+    const spec = script[n++] ?? { text: "done" };
+    fn.contexts.push(context.messages.slice());
+    const s = createAssistantMessageEventStream();
+    const partial = { role: "assistant", content: [], api: model.api, provider: model.provider, model: model.id, usage: usage(), stopReason: "stop", timestamp: 10 + n };
+    (async () => {
+      await sleep(0);
+      s.push({ type: "start", partial });
+      const text = spec.text ?? "";
+      if (text) {
+        partial.content.push({ type: "text", text: "" });
+        s.push({ type: "text_start", contentIndex: 0, partial });
+        for (let i = 0; i < text.length; i++) {
+          if (spec.hold && i === Math.floor(text.length / 2)) await spec.hold;
+          if (options?.signal?.aborted) {
+            partial.stopReason = "aborted";
+            return s.push({ type: "error", reason: "aborted", error: { ...partial, errorMessage: "Request was aborted" } });
+          }
+          partial.content[0].text += text[i];
+          s.push({ type: "text_delta", contentIndex: 0, delta: text[i], partial });
+          if (i % 4 === 0) await sleep(0);
+        }
+        s.push({ type: "text_end", contentIndex: 0, content: text, partial });
+      }
+      for (const c of spec.calls ?? []) {
+        const i = partial.content.length;
+        const block = { type: "toolCall", id: c.id, name: c.name, arguments: {} };
+        partial.content.push(block);
+        s.push({ type: "toolcall_start", contentIndex: i, partial });
+        block.arguments = c.args ?? {};
+        s.push({ type: "toolcall_delta", contentIndex: i, delta: JSON.stringify(c.args ?? {}), partial });
+        s.push({ type: "toolcall_end", contentIndex: i, toolCall: block, partial });
+      }
+      if (spec.calls?.length) partial.stopReason = "toolUse";
+      s.push({ type: "done", reason: partial.stopReason, message: partial });
+    })();
+    return s;
+  };
+  fn.contexts = [];
+  return fn;
+}
+
+const textOf = (m) => (typeof m.content === "string" ? m.content : (m.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join(""));
+const noStream = () => {
+  throw new Error("this agent is not expected to stream");
+};
+const tool = (name, execute, extra = {}) => ({ name, label: name, description: name, parameters: { type: "object", properties: {} }, execute, ...extra });
+const ok = (text) => ({ content: [{ type: "text", text }], details: {} });
+
+test("an answer cut mid-stream comes back aborted and interrupted; the next prompt works", { skip }, async () => {
+  const store = memoryStore();
+  let release;
+  const hold = new Promise((r) => (release = r));
+  const a = new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: scripted([{ text: "Hello there, world!", hold }]) });
+  await attachSession(a, { id: "s1", store, flushMs: 5, tabs: false });
+  const run = a.prompt("hi");
+  while (!a.state.streamingMessage || textOf(a.state.streamingMessage).length < 5) await sleep(1);
+  await sleep(20); // the batch reaches the store
+
+  const b = new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: scripted([{ text: "again" }]) });
+  const session = await attachSession(b, { id: "s1", store, tabs: false });
+  assert.equal(session.restored, true);
+  assert.equal(session.interrupted, true);
+  const msgs = b.state.messages;
+  assert.deepEqual(msgs.map((m) => m.role), ["system", "user", "assistant"]);
+  const cut = msgs[2];
+  assert.equal(cut.stopReason, "aborted");
+  assert.equal(cut.errorMessage, INTERRUPTED_STREAM);
+  assert.ok("Hello there, world!".startsWith(textOf(cut)) && textOf(cut).length >= 5, textOf(cut));
+  await b.prompt("continue");
+  assert.equal(textOf(b.state.messages.at(-1)), "again");
+  release();
+  a.abort();
+  await run;
+});
+
+test("mid-tool: a running call gets one interrupted result; a replay-safe one runs again on resume()", { skip }, async () => {
+  const store = memoryStore();
+  let hang;
+  const tools = [
+    tool("slow", () => new Promise((r) => (hang = r))),
+    tool("safe", async () => ok("safe ran"), { replay: "safe" }),
+  ];
+  const calls = [{ id: "c1", name: "slow" }, { id: "c2", name: "safe" }];
+  const a = new Agent({ initialState: { model: MODEL, tools }, streamFn: scripted([{ calls }]) });
+  let safeStarted = 0;
+  tools[1].execute = async () => (safeStarted++, new Promise(() => {}));
+  await attachSession(a, { id: "s2", store, flushMs: 5, tabs: false });
+  a.prompt("go");
+  while (!hang || safeStarted === 0) await sleep(1);
+  await sleep(20);
+
+  let safeRuns = 0;
+  const tools2 = [tool("slow", async () => ok("slow again")), tool("safe", async () => (safeRuns++, ok("safe ran")), { replay: "safe" })];
+  const b = new Agent({ initialState: { model: MODEL, tools: tools2 }, streamFn: scripted([{ text: "after tools" }]) });
+  const session = await attachSession(b, { id: "s2", store, tabs: false });
+  const results = b.state.messages.filter((m) => m.role === "toolResult");
+  assert.equal(results.length, 1);
+  assert.equal(results[0].toolCallId, "c1");
+  assert.equal(results[0].isError, true);
+  assert.equal(textOf(results[0]), INTERRUPTED_TOOL);
+  assert.deepEqual(session.pendingCalls.map((p) => p.toolCall.id), ["c2"]);
+  await session.resume();
+  assert.equal(safeRuns, 1);
+  const all = b.state.messages.filter((m) => m.role === "toolResult").map((m) => [m.toolCallId, m.isError]);
+  assert.deepEqual(all, [["c1", true], ["c2", false]]);
+  assert.equal(textOf(b.state.messages.at(-1)), "after tools");
+  hang(ok("late"));
+});
+
+test("a call waiting for approval waits again after restore; queued steering is still queued", { skip }, async () => {
+  const store = memoryStore();
+  const tools = [tool("fetch", async () => ok("page"))];
+  let asked = 0;
+  const a = new Agent({
+    initialState: { model: MODEL, tools },
+    streamFn: scripted([{ calls: [{ id: "f1", name: "fetch" }] }]),
+    beforeToolCall: () => (asked++, new Promise(() => {})),
+  });
+  await attachSession(a, { id: "s3", store, flushMs: 5, tabs: false });
+  a.prompt("fetch it");
+  while (asked === 0) await sleep(1);
+  const steer = { role: "user", content: [{ type: "text", text: "also say hi" }], timestamp: 77 };
+  a.steer(steer);
+  a.followUp({ role: "user", content: [{ type: "text", text: "then bye" }], timestamp: 78 });
+  await sleep(20);
+
+  const seen = [];
+  const streamFn = scripted([{ text: "fetched" }, { text: "bye" }]);
+  const b = new Agent({
+    initialState: { model: MODEL, tools },
+    streamFn,
+    beforeToolCall: async ({ toolCall }) => (seen.push(toolCall.id), undefined),
+  });
+  const session = await attachSession(b, { id: "s3", store, tabs: false });
+  assert.deepEqual(session.pendingApprovals.map((p) => p.toolCall.id), ["f1"]);
+  assert.equal(b.hasQueuedMessages(), true);
+  assert.deepEqual(b.peekQueuedMessages().map(textOf), ["also say hi"]);
+  await session.resume();
+  assert.deepEqual(seen, ["f1"], "beforeToolCall is asked again");
+  const roles = b.state.messages.map((m) => m.role + (m.role === "user" ? ":" + textOf(m) : ""));
+  assert.deepEqual(roles, ["system", "user:fetch it", "assistant", "toolResult", "user:also say hi", "assistant", "user:then bye", "assistant"]);
+  assert.equal(b.hasQueuedMessages(), false);
+});
+
+test("a store that throws is reported once and the agent keeps working", { skip }, async () => {
+  let calls = 0;
+  const store = { load: () => "", append: () => { calls++; throw new Error("QuotaExceededError"); }, clear: () => {} };
+  const errors = [];
+  const a = new Agent({ initialState: { model: MODEL }, streamFn: scripted([{ text: "one" }, { text: "two" }]) });
+  const session = await attachSession(a, { id: "s4", store, flushMs: 1, tabs: false, onError: (e) => errors.push(e.message) });
+  await a.prompt("a");
+  await a.prompt("b");
+  await session.flush();
+  assert.deepEqual(errors, ["QuotaExceededError"]);
+  assert.equal(session.error.message, "QuotaExceededError");
+  assert.equal(textOf(a.state.messages.at(-1)), "two");
+  assert.equal(calls, 1, "no write after the first failure");
+  // A load that rejects: reported, nothing restored, the agent works.
+  const bad = { load: async () => { throw new Error("blocked"); }, append: () => {}, clear: () => {} };
+  const b = new Agent({ initialState: { model: MODEL }, streamFn: scripted([{ text: "fine" }]) });
+  const seen = [];
+  const s2 = await attachSession(b, { id: "x", store: bad, tabs: false, onError: (e) => seen.push(e.message) });
+  assert.equal(s2.restored, false);
+  await b.prompt("hi");
+  assert.deepEqual(seen, ["blocked"]);
+});
+
+test("per token, the log grows by the token's text, not by the message", { skip }, async () => {
+  const inner = memoryStore();
+  const writes = [];
+  const store = { ...inner, append: (id, text) => (writes.push(text), inner.append(id, text)) };
+  const text = "x".repeat(2000);
+  const a = new Agent({ initialState: { model: MODEL }, streamFn: scripted([{ text }]) });
+  await attachSession(a, { id: "s5", store, flushMs: 20, tabs: false });
+  await a.prompt("go");
+  const s = await attachSession(new Agent({ initialState: { model: MODEL }, streamFn: noStream }), { id: "s5", store, tabs: false });
+  assert.equal(s.restored, true);
+  const total = writes.join("").length;
+  // The text once as deltas (when the message spans writes) and once in the final message, plus
+  // a record's envelope per write.
+  assert.ok(total < 2 * text.length + 60 * writes.length + 1500, `wrote ${total} characters in ${writes.length} writes for a ${text.length}-character answer`);
+});
+
+test("record a run with tools, steering and an approval; replay it deterministically in Node", { skip }, async () => {
+  const recorder = createRecorder();
+  const tools = [tool("calc", async (id, args, signal, onUpdate) => (onUpdate?.(ok("half")), ok("4")))];
+  const a = new Agent({
+    initialState: { systemPrompt: "sys", model: MODEL, tools },
+    streamFn: scripted([{ text: "let me", calls: [{ id: "k1", name: "calc", args: {} }, { id: "k2", name: "calc" }] }, { text: "four" }, { text: "ok" }]),
+    beforeToolCall: async ({ toolCall }) => (toolCall.id === "k2" ? { block: true, reason: "no" } : undefined),
+  });
+  recorder.attach(a);
+  const run = a.prompt("2+2?");
+  await sleep(0);
+  a.followUp({ role: "user", content: [{ type: "text", text: "thanks" }], timestamp: 5 });
+  await run;
+  const log = JSON.parse(recorder.export());
+  assert.equal(log.pi, "replay");
+  assert.equal(log.v, 1);
+  const recorded = a.state.messages.map((m) => [m.role, textOf(m), m.isError ?? null]);
+
+  const b = new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: noStream });
+  const replay = createReplay(log);
+  await replay.play(b);
+  assert.deepEqual(b.state.messages.map((m) => [m.role, textOf(m), m.isError ?? null]), recorded);
+  assert.equal(replay.divergence, undefined);
+
+  // Recorded timing plays the same messages.
+  const c = new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: noStream });
+  await createReplay(JSON.stringify(log), { timing: "recorded", speed: 4 }).play(c);
+  assert.deepEqual(c.state.messages.map((m) => [m.role, textOf(m), m.isError ?? null]), recorded);
+});
+
+test("a replay that diverges fails with an error naming the first difference; other versions are rejected", { skip }, async () => {
+  const recorder = createRecorder();
+  const a = recorder.attach(new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: scripted([{ text: "hi" }]) }));
+  await a.prompt("hello");
+  const log = recorder.log();
+  const b = new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: noStream });
+  const replay = createReplay(log);
+  replay.attach(b);
+  await b.prompt("goodbye");
+  assert.ok(replay.divergence instanceof ReplayDivergenceError);
+  assert.equal(replay.divergence.request, 0);
+  assert.match(replay.divergence.message, /^Replay diverged at request 1: context\.messages\[1\]: recorded user "hello", got user "goodbye"$/);
+  assert.equal(b.state.messages.at(-1).stopReason, "error");
+  assert.equal(b.state.messages.at(-1).errorMessage, replay.divergence.message);
+  assert.throws(() => createReplay({ ...log, v: 2 }), (e) => e instanceof ReplayLogError && /unsupported replay log version 2/.test(e.message));
+  assert.throws(() => createReplay("{"), ReplayLogError);
+});
+
+test("a run aborted mid-stream replays to the same transcript", { skip }, async () => {
+  const recorder = createRecorder();
+  const a = recorder.attach(new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: scripted([{ text: "a long answer that gets cut" }, { text: "fine" }]) }));
+  const run = a.prompt("talk");
+  while (!a.state.streamingMessage || textOf(a.state.streamingMessage).length < 8) await sleep(0);
+  a.abort();
+  await run;
+  await a.prompt("again");
+  const shape = (agent) => agent.state.messages.map((m) => [m.role, textOf(m), m.stopReason ?? null]);
+  const recorded = shape(a);
+  assert.equal(recorded[2][2], "aborted");
+  const b = new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: noStream });
+  const replay = createReplay(recorder.export());
+  await replay.play(b);
+  assert.deepEqual(shape(b), recorded);
+});

@@ -1,0 +1,154 @@
+// The session log format (js/session-log.js, pure): round trip, a torn tail at every byte,
+// corruption, other versions, and the restore it leads to.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  INTERRUPTED_STREAM,
+  INTERRUPTED_TOOL,
+  SessionLogError,
+  foldLog,
+  logHeader,
+  logLine,
+  readLog,
+  restoreFrom,
+} from "../../../js/session-log.js";
+
+const user = (text, timestamp = 1) => ({ role: "user", content: [{ type: "text", text }], timestamp });
+const call = (id, name, args = {}) => ({ type: "toolCall", id, name, arguments: args });
+const assistant = (content, stopReason = "stop") => ({
+  role: "assistant", content, api: "x", provider: "p", model: "m", usage: {}, stopReason, timestamp: 2,
+});
+
+const RECORDS = [
+  { t: "m", m: { role: "system", content: "be brief", timestamp: 0 } },
+  { t: "c", model: { provider: "p", id: "m" }, thinkingLevel: "low" },
+  { t: "m", m: user("héllo ✓ \u2028 \n newline") },
+  { t: "q", s: [user("steer me", 5)], f: [user("later", 6)] },
+  { t: "a", m: assistant([], "stop") },
+  { t: "d", e: [["T", 0], ["text", 0, "Once upon a time — 🦀"]] },
+];
+const encode = (records) => logHeader() + records.map(logLine).join("");
+
+test("round trip: every record comes back, nothing dropped", () => {
+  const log = readLog(encode(RECORDS));
+  assert.equal(log.header, true);
+  assert.equal(log.dropped, 0);
+  assert.deepEqual(log.records, RECORDS);
+});
+
+test("an empty log or a log of something else holds nothing", () => {
+  assert.deepEqual(readLog(""), { records: [], header: false, dropped: 0 });
+  const other = readLog('{"hello":1}\n{"t":"m"}\n');
+  assert.equal(other.header, false);
+  assert.deepEqual(other.records, []);
+});
+
+test("a last record torn at every byte loses only that record (UTF-8 bytes, as a file store would cut them)", () => {
+  const bytes = Buffer.from(encode(RECORDS));
+  const before = Buffer.from(encode(RECORDS.slice(0, -1))).length;
+  for (let cut = before; cut < bytes.length; cut++) {
+    const text = new TextDecoder().decode(bytes.subarray(0, cut));
+    const log = readLog(text);
+    assert.deepEqual(log.records, RECORDS.slice(0, -1), `cut at byte ${cut}`);
+    assert.equal(log.dropped, text.length - encode(RECORDS.slice(0, -1)).length, `cut at byte ${cut}`);
+  }
+});
+
+test("a header torn at any byte is an empty log, never a throw", () => {
+  const header = logHeader();
+  for (let cut = 0; cut < header.length; cut++) {
+    const log = readLog(header.slice(0, cut));
+    assert.equal(log.header, false);
+    assert.deepEqual(log.records, []);
+  }
+});
+
+test("a corrupted record ends the readable part: the records before it are kept", () => {
+  const lines = encode(RECORDS).split("\n");
+  lines[3] = lines[3].slice(0, 5) + "\u0000garbage" + lines[3].slice(5);
+  const log = readLog(lines.join("\n"));
+  assert.deepEqual(log.records, RECORDS.slice(0, 2));
+  assert.ok(log.dropped > 0);
+  // Valid JSON that is not a record also ends it.
+  assert.deepEqual(readLog(logHeader() + logLine(RECORDS[0]) + "[1,2]\n" + logLine(RECORDS[1])).records, RECORDS.slice(0, 1));
+});
+
+test("a log of another version is rejected with a clear SessionLogError", () => {
+  const text = '{"pi":"session","v":2}\n' + logLine(RECORDS[0]);
+  assert.throws(() => readLog(text), (err) => {
+    assert.ok(err instanceof SessionLogError);
+    assert.equal(err.name, "SessionLogError");
+    assert.match(err.message, /unsupported session log version 2: this pi-agent-wasm reads version 1/);
+    return true;
+  });
+  assert.throws(() => readLog('{"pi":"session","v":"1"}\n'), SessionLogError);
+});
+
+test("restore: an answer cut mid-stream is kept, aborted, marked interrupted; its unfinished tool call dropped", () => {
+  const records = [
+    { t: "m", m: user("hi") },
+    { t: "a", m: assistant([]) },
+    { t: "d", e: [["K", 0], ["thinking", 0, "hmm"], ["T", 1], ["text", 1, "Hel"], ["text", 1, "lo"], ["C", 2, { id: "c1", name: "calc" }], ["call", 2, '{"a":']] },
+  ];
+  const { messages, pending, interrupted } = restoreFrom(foldLog(records));
+  assert.equal(interrupted, true);
+  assert.deepEqual(pending, []);
+  assert.equal(messages.length, 2);
+  const last = messages[1];
+  assert.equal(last.stopReason, "aborted");
+  assert.equal(last.errorMessage, INTERRUPTED_STREAM);
+  assert.deepEqual(last.content, [{ type: "thinking", thinking: "hmm" }, { type: "text", text: "Hello" }]);
+});
+
+test("restore: a finished answer closes the stream; queues, model and thinking level are kept", () => {
+  const done = assistant([{ type: "text", text: "Hello" }]);
+  const folded = foldLog([...RECORDS, { t: "m", m: done }]);
+  const { messages, interrupted } = restoreFrom(folded);
+  assert.equal(interrupted, false);
+  assert.equal(messages[messages.length - 1], done);
+  assert.deepEqual(folded.steering, [user("steer me", 5)]);
+  assert.deepEqual(folded.followUp, [user("later", 6)]);
+  assert.equal(folded.thinkingLevel, "low");
+});
+
+test("restore: each tool call without a result gets exactly one, or is pending", () => {
+  const a = assistant([call("ran", "calc"), call("done", "calc"), call("answered", "calc"), call("asking", "fetch"), call("never", "calc"), call("safe", "time")], "toolUse");
+  const answered = { role: "toolResult", toolCallId: "answered", toolName: "calc", content: [], isError: false, timestamp: 3 };
+  const records = [
+    { t: "m", m: user("go") },
+    { t: "m", m: a },
+    { t: "ts", id: "ran" }, { t: "ts", id: "done" }, { t: "ts", id: "answered" }, { t: "ts", id: "asking" }, { t: "ts", id: "safe" },
+    { t: "tw", id: "asking" },
+    { t: "te", id: "done", r: { content: [{ type: "text", text: "42" }], details: { n: 42 } }, e: false },
+    { t: "te", id: "answered", r: { content: [], details: {} }, e: false },
+    { t: "m", m: answered },
+  ];
+  const { messages, pending, interrupted } = restoreFrom(foldLog(records), (name) => name === "time");
+  assert.equal(interrupted, true);
+  const results = messages.filter((m) => m.role === "toolResult");
+  const byId = Object.fromEntries(results.map((m) => [m.toolCallId, m]));
+  assert.equal(results.length, 3, "answered, done, ran: one result each");
+  assert.equal(byId.answered, answered);
+  assert.deepEqual(byId.done.content, [{ type: "text", text: "42" }]);
+  assert.equal(byId.done.isError, false);
+  assert.equal(byId.ran.isError, true);
+  assert.deepEqual(byId.ran.content, [{ type: "text", text: INTERRUPTED_TOOL }]);
+  assert.deepEqual(pending.map((p) => [p.toolCall.id, p.approval]), [["asking", true], ["never", false], ["safe", false]]);
+});
+
+test("restore never throws on a damaged log (random cuts and byte flips of a real log)", () => {
+  const a = assistant([call("c", "calc")], "toolUse");
+  const text = encode([...RECORDS, { t: "m", m: a }, { t: "ts", id: "c" }, { t: "tw", id: "c" }, { t: "x" }]);
+  let seed = 7;
+  const rand = (n) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+  for (let i = 0; i < 2000; i++) {
+    const chars = [...text.slice(0, rand(text.length + 1))];
+    for (let k = rand(3); k > 0 && chars.length; k--) chars[rand(chars.length)] = String.fromCharCode(rand(128));
+    try {
+      const log = readLog(chars.join(""));
+      restoreFrom(foldLog(log.records));
+    } catch (err) {
+      if (!(err instanceof SessionLogError)) throw err;
+    }
+  }
+});

@@ -1,0 +1,42 @@
+// pi-agent-wasm/session and pi-agent-wasm/replay as the README uses them.
+import { Agent, type Model, type StreamFn } from "pi-agent-wasm";
+import { attachSession, indexedDBStore, memoryStore, SessionLogError, type Session, type SessionStore } from "pi-agent-wasm/session";
+import { createRecorder, createReplay, ReplayDivergenceError, type ReplayLog } from "pi-agent-wasm/replay";
+
+declare const streamFn: StreamFn;
+declare const model: Model<any>;
+
+// A store of the app's own: a server endpoint.
+const serverStore: SessionStore = {
+  load: async (id) => (await fetch(`/sessions/${id}`)).text(),
+  append: async (id, text) => void (await fetch(`/sessions/${id}`, { method: "POST", body: text })),
+  clear: async (id) => void (await fetch(`/sessions/${id}`, { method: "DELETE" })),
+};
+
+export async function durable(): Promise<Session> {
+  const agent = new Agent({ initialState: { systemPrompt: "Be brief.", model }, streamFn });
+  const session = await attachSession(agent, { id: "chat-1", store: navigator.onLine ? indexedDBStore() : memoryStore(), onError: (e: Error) => console.warn(e.message) });
+  const ids: string[] = session.pendingApprovals.map((p) => p.toolCall.id);
+  if (ids.length > 0 && session.isLeader) await session.resume();
+  const unsubscribe: () => boolean = session.subscribe((s) => console.log(s.restored, s.interrupted, s.dropped, s.error?.message));
+  unsubscribe();
+  if (session.error instanceof SessionLogError) console.warn("another version");
+  await attachSession(new Agent({ streamFn }), { id: "x", store: serverStore, flushMs: 50, tabs: false });
+  // @ts-expect-error the id is required
+  await attachSession(agent, {});
+  return session;
+}
+
+export async function recordAndReplay(): Promise<string> {
+  const agent = new Agent({ initialState: { model }, streamFn });
+  const recorder = createRecorder();
+  recorder.attach(agent);
+  await agent.prompt("hi");
+  const log: ReplayLog = recorder.log();
+  const replay = createReplay(recorder.export(), { timing: "recorded", speed: 2, onDivergence: (e) => console.warn(e.request) });
+  await replay.play(new Agent({ initialState: { model } }));
+  const other = createReplay(log);
+  other.attach(new Agent({ streamFn: other.streamFn }));
+  if (other.divergence instanceof ReplayDivergenceError) return other.divergence.message;
+  return JSON.stringify(log.v);
+}
