@@ -204,9 +204,6 @@ for (const entry of OPTIONAL_ENTRIES) {
     if (existsSync(src)) cpSync(src, join(pkg, extra));
   }
 }
-  const src = join(root, "js", extra);
-  if (existsSync(src)) cpSync(src, join(pkg, extra));
-}
 
 const version = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version;
 // Node, webpack ("webpack") and Vite ("development"/"production" with
