@@ -52,12 +52,19 @@ export class EventStream {
   [Symbol.asyncIterator]() {
     const stream = this;
     return {
-      // Read by the Rust loop to take queued events without a promise per event.
-      _stream: stream,
       next() {
-        if (stream._head < stream._queue.length) return Promise.resolve({ value: stream._shift(), done: false });
-        if (stream.done) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => stream._waiting.push(resolve));
+        const queued = this.nextQueued();
+        return queued !== undefined ? Promise.resolve(queued) : new Promise((resolve) => stream._waiting.push(resolve));
+      },
+      /**
+       * The next iterator result without a promise when one is at hand (a
+       * queued event, or the end), else `undefined`: the optional protocol the
+       * agent loop reads streams with (see the README's "Stream functions").
+       */
+      nextQueued() {
+        if (stream._head < stream._queue.length) return { value: stream._shift(), done: false };
+        if (stream.done) return { value: undefined, done: true };
+        return undefined;
       },
       return() {
         return Promise.resolve({ value: undefined, done: true });
@@ -106,25 +113,6 @@ export function agentEventStream() {
     (event) => event.type === "agent_end",
     (event) => event.messages,
   );
-}
-
-// ---- stream consumption -------------------------------------------------------
-
-/** Opens the async iterator of whatever a stream function returned. */
-export function openIterator(stream) {
-  const make = stream != null ? stream[Symbol.asyncIterator] : undefined;
-  if (typeof make !== "function") throw new TypeError("streamFn must return an async-iterable AssistantMessageEventStream");
-  return make.call(stream);
-}
-
-/**
- * Next iterator result, synchronously when the stream is one of ours and has an
- * event queued (saves a promise and a wasm wake-up per event), else a promise.
- */
-export function nextResult(iterator) {
-  const s = iterator._stream;
-  if (s !== undefined && s._head < s._queue.length) return { value: s._shift(), done: false };
-  return iterator.next();
 }
 
 export const isObjectLike = (value) => value !== null && (typeof value === "object" || typeof value === "function");
@@ -218,11 +206,6 @@ export const evTurnEnd = (message, toolResults) => ({ type: "turn_end", message,
 export const evMessageStart = (message) => ({ type: "message_start", message });
 export const evMessageStartCopy = (message) => ({ type: "message_start", message: { ...message } });
 export const evMessageEnd = (message) => ({ type: "message_end", message });
-export const evMessageUpdate = (partial, assistantMessageEvent) => ({
-  type: "message_update",
-  assistantMessageEvent,
-  message: { ...partial },
-});
 export const evToolStart = (toolCallId, toolName, args) => ({ type: "tool_execution_start", toolCallId, toolName, args });
 export const evToolUpdate = (toolCallId, toolName, args, partialResult) => ({
   type: "tool_execution_update",
@@ -388,9 +371,6 @@ export const afterContext = (assistantMessage, toolCall, args, result, isError, 
   context,
 });
 export const toArray = (value) => (Array.isArray(value) ? value : Array.from(value));
-/** Event kinds the loop dispatches on, as small integers (one call instead of a string copy). */
-const KINDS = { start: 1, text_start: 2, text_delta: 2, text_end: 2, thinking_start: 2, thinking_delta: 2, thinking_end: 2, toolcall_start: 2, toolcall_delta: 2, toolcall_end: 2, done: 3, error: 3 };
-export const eventKind = (event) => (event != null && Object.hasOwn(KINDS, event.type) ? KINDS[event.type] : 0);
 
 // ---- tool declarations (§4.6) -------------------------------------------------
 
@@ -960,14 +940,15 @@ const LLM_VIEWS = new WeakMap();
  * `defaultConvertToLlm(messages)` for a run's private transcript, kept up to
  * date by converting only the messages added since the last request: earlier
  * entries of a private transcript never change (the loop only appends, and
- * replaces the streaming message after it was converted). The stream function
- * gets the same array each time, extended in place; if it changed the array's
- * length, the view is rebuilt.
+ * replaces the streaming message after it was converted). The view itself is
+ * never handed out: each request gets its own copy (`slice()`, one pass of
+ * references instead of a filter over the transcript), as 1.4.0 passes a fresh
+ * array, so a stream function may keep or edit its array.
  */
 export function llmView(messages) {
   let view = LLM_VIEWS.get(messages);
-  if (view === undefined || view.out.length !== view.length || view.from > messages.length) {
-    view = { out: [], from: 0, length: 0 };
+  if (view === undefined || view.from > messages.length) {
+    view = { out: [], from: 0 };
     LLM_VIEWS.set(messages, view);
   }
   const out = view.out;
@@ -977,8 +958,7 @@ export function llmView(messages) {
     if (role === "system" || role === "user" || role === "assistant" || role === "toolResult") out.push(m);
   }
   view.from = messages.length;
-  view.length = out.length;
-  return out;
+  return out.slice();
 }
 export const lastRole = (messages) => messages[messages.length - 1]?.role;
 export const allSystem = (messages) => messages.length === 0 || messages.every((m) => m.role === "system");
@@ -1001,48 +981,13 @@ export function systemMessagesFrom(messages, from) {
   return out;
 }
 
-// ---- the streaming fast path ----------------------------------------------------
+// ---- delivery functions (what the stream reader of src/agent_loop/stream.js calls) ----
 
 /** A JS function delivering one event to an Agent (reduce, then listeners), as the loop's sink does. */
 export const agentDeliver = (state, listeners, signal) => (event) => agentProcess(state, listeners, event, signal);
 export const streamDeliver = (stream) => (event) => {
   stream.push(event);
 };
-
-let pumped;
-/** The promise `pumpUpdates` stopped on (PUMP_AWAIT). */
-export const takePumped = () => {
-  const p = pumped;
-  pumped = undefined;
-  return p;
-};
-
-/**
- * Forwards the update events already queued on one of our streams, each in
- * one step: the transcript's last entry becomes the event's partial and
- * `message_update` goes to `deliver`. This is the loop's per-token path; Rust
- * decides everything else (it stops here at any other event, when the queue is
- * empty, or when a listener returns a promise, and resumes from there).
- * Returns 0: not one of our streams, 1: queue empty or another event is next,
- * 2: a delivery returned a promise (see `takePumped`).
- */
-export function pumpUpdates(iterator, target, deliver) {
-  const s = iterator._stream;
-  if (s === undefined) return 0;
-  while (s._head < s._queue.length) {
-    const event = s._queue[s._head];
-    if (eventKind(event) !== 2) return 1;
-    s._shift();
-    const partial = event.partial;
-    target[target.length - 1] = partial;
-    const out = deliver(evMessageUpdate(partial, event));
-    if (isThenable(out)) {
-      pumped = out;
-      return 2;
-    }
-  }
-  return 1;
-}
 export function markHandled(value) {
   try {
     if (isThenable(value)) Promise.resolve(value).then(undefined, () => {});

@@ -10,10 +10,6 @@ extern "C" {
     #[wasm_bindgen(js_name = createAssistantMessageEventStream)]
     pub fn create_assistant_message_event_stream() -> JsValue;
 
-    #[wasm_bindgen(js_name = openIterator, catch)]
-    pub fn open_iterator(stream: &JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = nextResult, catch)]
-    pub fn next_result(iterator: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = isAborted)]
     pub fn is_aborted(signal: &JsValue) -> bool;
 
@@ -37,8 +33,6 @@ extern "C" {
     pub fn ev_message_start_copy(message: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = evMessageEnd)]
     pub fn ev_message_end(message: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = evMessageUpdate, catch)]
-    pub fn ev_message_update(partial: &JsValue, event: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = evToolStartOf, catch)]
     pub fn ev_tool_start_of(tool_call: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = evToolEndOf, catch)]
@@ -155,6 +149,4 @@ extern "C" {
     ) -> JsValue;
     #[wasm_bindgen(js_name = toArray, catch)]
     pub fn to_array(value: &JsValue) -> Result<Array, JsValue>;
-    #[wasm_bindgen(js_name = eventKind, catch)]
-    pub fn event_kind(event: &JsValue) -> Result<u32, JsValue>;
 }
