@@ -361,15 +361,14 @@ export const stampThinking = (message, level) => Object.assign(message, { thinki
 export const withArguments = (toolCall, args) => ({ ...toolCall, arguments: args });
 export const turnContext = (message, toolResults, context, newMessages) => ({ message, toolResults, context, newMessages });
 export const requestContext = (context, model, thinkingLevel) => ({ context, model, thinkingLevel });
-export const beforeContext = (assistantMessage, toolCall, args, context) => ({ assistantMessage, toolCall, args, context });
-export const afterContext = (assistantMessage, toolCall, args, result, isError, context) => ({
-  assistantMessage,
-  toolCall,
-  args,
-  result,
-  isError,
-  context,
-});
+export function beforeContext(assistantMessage, toolCall, args, context) {
+  exposeRunContext(context);
+  return { assistantMessage, toolCall, args, context };
+}
+export function afterContext(assistantMessage, toolCall, args, result, isError, context) {
+  exposeRunContext(context);
+  return { assistantMessage, toolCall, args, result, isError, context };
+}
 export const toArray = (value) => (Array.isArray(value) ? value : Array.from(value));
 
 // ---- tool declarations (§4.6) -------------------------------------------------
@@ -704,7 +703,9 @@ export function createAgentState(initial) {
   let mirror;
   let mirrorSource;
   const mirrorValid = () => {
-    if (mirror === undefined || mirrorSource !== messages || mirror.length !== messages.length) return false;
+    if (mirror === undefined || mirrorSource !== messages || mirror.length !== messages.length || isExposedTranscript(mirror)) {
+      return false;
+    }
     if (!exposed) return mirror[mirror.length - 1] === messages[messages.length - 1];
     for (let i = messages.length - 1; i >= 0; i--) if (mirror[i] !== messages[i]) return false;
     return true;
@@ -915,15 +916,28 @@ export function agentLoopConfig(state, nextTurn, getSteeringMessages, getFollowU
  * one the last run ended with, whenever it still equals the transcript, so a
  * prompt does not copy a long transcript again.
  */
-export const runContext = (state, persistent) => ({
-  messages: STATE_INTERNALS.get(state).runMessages(persistent),
-  tools: state.tools.slice(),
-});
+export function runContext(state, persistent) {
+  const context = { messages: STATE_INTERNALS.get(state).runMessages(persistent), tools: state.tools.slice() };
+  if (persistent) RUN_TRANSCRIPTS.set(context, context.messages);
+  return context;
+}
+
+// A run's transcript copy once a tool hook was given it (in its `context`): the hook may keep or
+// edit it, as in 1.4.0 within the run, so the next run takes a fresh copy and requests stop using
+// its incremental LLM view (`llmView`). Runs whose hooks never run pay nothing.
+const RUN_TRANSCRIPTS = new WeakMap();
+const EXPOSED_TRANSCRIPTS = new WeakSet();
+function exposeRunContext(context) {
+  const messages = RUN_TRANSCRIPTS.get(context);
+  if (messages !== undefined) EXPOSED_TRANSCRIPTS.add(messages);
+}
+const isExposedTranscript = (messages) => EXPOSED_TRANSCRIPTS.has(messages);
 
 /**
  * Whether an agent's runs may keep their transcript copy and its LLM view
- * between requests and runs: only when no hook is given the context (and could
- * keep or edit it) and `convertToLlm` is the default.
+ * between requests and runs: only when `convertToLlm` is the default and no
+ * hook is given the context on every turn. The tool hooks get it only when a
+ * tool runs; a copy they were given is not reused (`exposeRunContext`).
  */
 export const privateTranscript = (fields) =>
   fields.convertToLlm === defaultConvertToLlm &&
@@ -931,9 +945,7 @@ export const privateTranscript = (fields) =>
   !fields.prepareRequest &&
   !fields.finishTurn &&
   !fields.prepareNextTurn &&
-  !fields.prepareNextTurnWithContext &&
-  !fields.beforeToolCall &&
-  !fields.afterToolCall;
+  !fields.prepareNextTurnWithContext;
 
 const LLM_VIEWS = new WeakMap();
 /**
@@ -946,6 +958,7 @@ const LLM_VIEWS = new WeakMap();
  * array, so a stream function may keep or edit its array.
  */
 export function llmView(messages) {
+  if (isExposedTranscript(messages)) return defaultConvertToLlm(messages);
   let view = LLM_VIEWS.get(messages);
   if (view === undefined || view.from > messages.length) {
     view = { out: [], from: 0 };

@@ -122,3 +122,25 @@ scenario("a listener that replaces agent.state.messages mid-run does not change 
 	await agent.prompt("two");
 	return { seen, state: roles(agent.state.messages) };
 });
+
+scenario("tool hooks that keep their context and edit context.messages in place see what 1.4.0 shows", async (impl) => {
+	const seen = [];
+	const kept = [];
+	const hookSaw = [];
+	const streamFn = replying(impl, [{ call: "c1" }, "a", "b", { call: "c2" }, "c", "d"], (context) => seen.push(roles(context.messages)));
+	const agent = new impl.Agent({
+		initialState: { model: MODEL, tools: [tool] },
+		streamFn,
+		beforeToolCall: async ({ context }) => {
+			hookSaw.push({ now: roles(context.messages), earlier: kept.map((c) => roles(c.messages)), same: kept.map((c) => c.messages === context.messages) });
+			kept.push(context);
+			// Redact the first message in place: the run's later requests see it, as in 1.4.0.
+			context.messages[0] = { ...context.messages[0], content: "redacted by a hook" };
+		},
+		afterToolCall: async ({ context }) => {
+			hookSaw.push({ after: roles(context.messages) });
+		},
+	});
+	for (const q of ["one", "two", "three", "four"]) await agent.prompt(q);
+	return { seen, hookSaw, finally: kept.map((c) => roles(c.messages)), state: roles(agent.state.messages) };
+});
