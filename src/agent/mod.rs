@@ -507,8 +507,8 @@ struct PreparedRun {
 fn prepare_run(core: &Rc<Core>, kind: RunKind) -> Result<PreparedRun, JsValue> {
     // Every run works on a private copy of the transcript (prompts are appended
     // to it in place). When no hook can see that copy, the copy the last run
-    // ended with is reused and its LLM view only extended, so a prompt costs the
-    // same on a long transcript as on a short one.
+    // ended with is reused and its LLM view only extended (the stream function
+    // gets a copy of it), so a prompt does not filter a long transcript again.
     let persistent = private_transcript(&core.fields)?;
     let context = run_context(&core.state, persistent)?;
     Ok(PreparedRun {

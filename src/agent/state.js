@@ -4,6 +4,7 @@
 
 import { isThenable } from "../js/values.js";
 import { toolDeclaration, contentText, currentSystemMessage } from "../agent_loop/declare.js";
+import { isExposedTranscript } from "../js/glue.js";
 
 const DEFAULT_MODEL = {
   id: "unknown",
@@ -99,7 +100,9 @@ export function createAgentState(initial) {
   let mirror;
   let mirrorSource;
   const mirrorValid = () => {
-    if (mirror === undefined || mirrorSource !== messages || mirror.length !== messages.length) return false;
+    if (mirror === undefined || mirrorSource !== messages || mirror.length !== messages.length || isExposedTranscript(mirror)) {
+      return false;
+    }
     if (!exposed) return mirror[mirror.length - 1] === messages[messages.length - 1];
     for (let i = messages.length - 1; i >= 0; i--) if (mirror[i] !== messages[i]) return false;
     return true;

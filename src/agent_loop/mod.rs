@@ -198,7 +198,7 @@ pub struct Carry {
     pub private_messages: bool,
     /// No hook sees the context and `convertToLlm` is the default: the LLM view
     /// of the transcript is kept between requests and only extended (the
-    /// transcript is neither copied nor scanned per request).
+    /// transcript is not scanned per request); each request gets a copy of it.
     pub llm_view: bool,
 }
 

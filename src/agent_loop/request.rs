@@ -1,6 +1,9 @@
-//! One provider request (R31–R38): build the LLM context, call the stream
-//! function, and forward its events as `message_*` events while keeping the
-//! streaming message as the last transcript entry.
+//! One provider request (the reference's `streamAssistantResponse`): build the
+//! LLM context, call the stream function, and forward its events as
+//! `message_*` events while keeping the streaming message as the last
+//! transcript entry. Update events are forwarded by `stream.js` without
+//! entering wasm; this module decides at `start`, at the end, and at an abort
+//! the stream ignores.
 
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
@@ -8,26 +11,40 @@ use wasm_bindgen::prelude::*;
 use super::run::thinking_level;
 use super::Run;
 use crate::js::call;
+use crate::js::events;
 use crate::js::glue;
+use crate::js::settle::settle_until_abort;
 use crate::js::view::{self, view};
 
-const PUMP_AWAIT: u32 = 2;
-
-#[wasm_bindgen(module = "/src/js/glue.js")]
+/// Reads one response's events (stream.js): update events are handled there,
+/// in JS, and only the structural steps come back here.
+#[wasm_bindgen(module = "/src/agent_loop/stream.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = pumpUpdates, catch)]
-    fn pump_updates_js(
-        iterator: &JsValue,
+    type StreamReader;
+    #[wasm_bindgen(js_name = openReader, catch)]
+    fn open_reader(
+        stream: &JsValue,
         target: &Array,
         deliver: &Function,
-    ) -> Result<u32, JsValue>;
-    #[wasm_bindgen(js_name = takePumped)]
-    fn take_pumped() -> JsValue;
+    ) -> Result<StreamReader, JsValue>;
+    /// `END`, `START` or `TERMINAL`, or a promise of one.
+    #[wasm_bindgen(method, catch)]
+    fn step(this: &StreamReader) -> Result<JsValue, JsValue>;
+    /// The streaming message: the last `partial` read.
+    #[wasm_bindgen(method, getter)]
+    fn partial(this: &StreamReader) -> JsValue;
+    /// Stops reading; returns the listener promise still to await, if any.
+    #[wasm_bindgen(method)]
+    fn stop(this: &StreamReader) -> JsValue;
+    /// A copy of the streaming message with `stopReason: "aborted"`.
+    #[wasm_bindgen(js_name = abortedMessage, catch)]
+    fn aborted_message(partial: &JsValue, error_message: &JsValue) -> Result<JsValue, JsValue>;
 }
 
-const KIND_START: u32 = 1;
-const KIND_UPDATE: u32 = 2;
-const KIND_TERMINAL: u32 = 3;
+const STEP_START: u32 = 1;
+
+/// The `errorMessage` of a request that ended at the abort, as pi-ai's providers write it.
+const REQUEST_ABORTED: &str = "Request was aborted";
 
 #[wasm_bindgen(module = "/src/js/glue.js")]
 extern "C" {
@@ -84,58 +101,72 @@ pub async fn stream_assistant_response(
 
     let level = thinking_level(&config)?;
     let target = super::messages_of(&context)?;
-    let iterator = glue::open_iterator(&response)?;
-    let mut partial: Option<JsValue> = None;
+    let reader = open_reader(&response, &target, &run.sink.deliver_fn())?;
+    let mut started = false;
 
-    let deliver = run.sink.deliver_fn();
     loop {
-        if partial.is_some() && pump_updates_js(&iterator, &target, &deliver)? == PUMP_AWAIT {
-            call::settle(take_pumped()).await?;
-            continue;
-        }
-        let step = call::settle(glue::next_result(&iterator)?).await?;
-        if view(&step).done()?.is_truthy() {
+        // A stream that ignores the abort is not waited for: one macrotask
+        // after the abort the step settles as `undefined` (a step is a number).
+        let step = settle_until_abort(reader.step()?, &run.signal).await?;
+        let Some(step) = step.as_f64() else {
+            return aborted(run, &reader, &target, started, &level).await;
+        };
+        // `done`/`error` or the end of iteration: `result()` decides, as in the reference.
+        if step as u32 != STEP_START {
             break;
         }
-        let event = view(&step).value()?;
-        match glue::event_kind(&event)? {
-            KIND_START => {
-                let p = view(&event).partial()?;
-                target.push(&p);
-                run.emit(glue::ev_message_start_copy(&p)?).await?;
-                partial = Some(p);
-            }
-            KIND_UPDATE if partial.is_some() => {
-                let p = view(&event).partial()?;
-                replace_last(&target, &p);
-                run.emit(glue::ev_message_update(&p, &event)?).await?;
-                partial = Some(p);
-            }
-            KIND_TERMINAL => break,
-            _ => {}
-        }
+        let p = reader.partial();
+        target.push(&p);
+        run.emit(events::ev_message_start_copy(&p)?).await?;
+        started = true;
     }
-    finish(run, &response, &target, partial.is_some(), &level).await
+    let pending = final_result(&response)?;
+    // Always one microtask hop, as `await stream.result()` takes.
+    let pending: JsValue = js_sys::Promise::resolve(&pending).into();
+    let message = settle_until_abort(pending, &run.signal).await?;
+    if message.is_undefined() && run.aborted() {
+        return aborted(run, &reader, &target, started, &level).await;
+    }
+    finish(run, message, &target, started, &level).await
+}
+
+/// The end of a request whose stream was still pending at the abort: reading
+/// stops (its late events and result are dropped) and the response is the
+/// partial message, or a fresh one, with `stopReason: "aborted"`.
+async fn aborted(
+    run: &Run,
+    reader: &StreamReader,
+    target: &Array,
+    started: bool,
+    level: &JsValue,
+) -> Result<JsValue, JsValue> {
+    // A listener still running for the last update is the app's own: awaited.
+    call::settle(reader.stop()).await?;
+    let text = JsValue::from_str(REQUEST_ABORTED);
+    let message = if started {
+        aborted_message(&reader.partial(), &text)?
+    } else {
+        let model = view(&run.config()).model()?;
+        events::failure_message(&model, "aborted", &text, &events::empty_usage())?
+    };
+    finish(run, message, target, started, level).await
 }
 
 async fn finish(
     run: &Run,
-    response: &JsValue,
+    message: JsValue,
     target: &Array,
     added_partial: bool,
     level: &JsValue,
 ) -> Result<JsValue, JsValue> {
-    let pending = final_result(response)?;
-    // Always one microtask hop, as `await stream.result()` takes.
-    let message = call::settle(js_sys::Promise::resolve(&pending).into()).await?;
     let message = glue::stamp_thinking(&message, level)?;
     if added_partial {
         replace_last(target, &message);
     } else {
         target.push(&message);
-        run.emit(glue::ev_message_start_copy(&message)?).await?;
+        run.emit(events::ev_message_start_copy(&message)?).await?;
     }
-    run.emit(glue::ev_message_end(&message)).await?;
+    run.emit(events::ev_message_end(&message)).await?;
     Ok(message)
 }
 

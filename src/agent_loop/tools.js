@@ -4,6 +4,7 @@
 
 import { isObjectLike, isThenable, errText } from "../js/values.js";
 import { evToolUpdate, errorToolResult } from "../js/events.js";
+import { exposeRunContext } from "../js/glue.js";
 
 /**
  * `[result, isError]` of a settled `execute`: its result and whether it says
@@ -47,16 +48,15 @@ export function applyAfterToolCall(result, isError, r) {
 
 export const withArguments = (toolCall, args) => ({ ...toolCall, arguments: args });
 
-export const beforeContext = (assistantMessage, toolCall, args, context) => ({ assistantMessage, toolCall, args, context });
-
-export const afterContext = (assistantMessage, toolCall, args, result, isError, context) => ({
-  assistantMessage,
-  toolCall,
-  args,
-  result,
-  isError,
-  context,
-});
+// Both mark the run's transcript copy as seen by a hook, so that it is not reused (glue.js `exposeRunContext`).
+export function beforeContext(assistantMessage, toolCall, args, context) {
+  exposeRunContext(context);
+  return { assistantMessage, toolCall, args, context };
+}
+export function afterContext(assistantMessage, toolCall, args, result, isError, context) {
+  exposeRunContext(context);
+  return { assistantMessage, toolCall, args, result, isError, context };
+}
 
 /**
  * A tool's `onUpdate`: while open, each partial result goes to `deliver` at once

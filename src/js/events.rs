@@ -20,9 +20,6 @@ extern "C" {
     pub(crate) fn ev_message_start_copy(message: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = evMessageEnd)]
     pub(crate) fn ev_message_end(message: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = evMessageUpdate, catch)]
-    pub(crate) fn ev_message_update(partial: &JsValue, event: &JsValue)
-        -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = evToolStartOf, catch)]
     pub(crate) fn ev_tool_start_of(tool_call: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = evToolEndOf, catch)]

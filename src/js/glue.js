@@ -8,8 +8,7 @@
 // is never copied through wasm memory.
 
 import { isThenable } from "./values.js";
-import { evMessageUpdate } from "./events.js";
-import { defaultConvertToLlm } from "../agent_loop/loop.js";
+import { defaultConvertToLlm, isLlmMessage } from "../agent_loop/loop.js";
 import { STATE_INTERNALS, agentProcess } from "../agent/state.js";
 
 /** Async-iterable push queue with a final result (pi-ai's EventStream protocol). */
@@ -58,12 +57,19 @@ export class EventStream {
   [Symbol.asyncIterator]() {
     const stream = this;
     return {
-      // Read by the Rust loop to take queued events without a promise per event.
-      _stream: stream,
       next() {
-        if (stream._head < stream._queue.length) return Promise.resolve({ value: stream._shift(), done: false });
-        if (stream.done) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => stream._waiting.push(resolve));
+        const queued = this.nextQueued();
+        return queued !== undefined ? Promise.resolve(queued) : new Promise((resolve) => stream._waiting.push(resolve));
+      },
+      /**
+       * The next iterator result without a promise when one is at hand (a
+       * queued event, or the end), else `undefined`: the optional protocol the
+       * agent loop reads streams with (see the README's "Stream functions").
+       */
+      nextQueued() {
+        if (stream._head < stream._queue.length) return { value: stream._shift(), done: false };
+        if (stream.done) return { value: undefined, done: true };
+        return undefined;
       },
       return() {
         return Promise.resolve({ value: undefined, done: true });
@@ -112,25 +118,6 @@ export function agentEventStream() {
     (event) => event.type === "agent_end",
     (event) => event.messages,
   );
-}
-
-// ---- stream consumption -------------------------------------------------------
-
-/** Opens the async iterator of whatever a stream function returned. */
-export function openIterator(stream) {
-  const make = stream != null ? stream[Symbol.asyncIterator] : undefined;
-  if (typeof make !== "function") throw new TypeError("streamFn must return an async-iterable AssistantMessageEventStream");
-  return make.call(stream);
-}
-
-/**
- * Next iterator result, synchronously when the stream is one of ours and has an
- * event queued (saves a promise and a wasm wake-up per event), else a promise.
- */
-export function nextResult(iterator) {
-  const s = iterator._stream;
-  if (s !== undefined && s._head < s._queue.length) return { value: s._shift(), done: false };
-  return iterator.next();
 }
 
 /** `[promise, resolve, reject]`: a promise the wasm side settles later (see spawn.rs). */
@@ -207,9 +194,6 @@ export function mergeIdentity(...sources) {
   return merged;
 }
 export const stampThinking = (message, level) => Object.assign(message, { thinkingLevel: level });
-/** Event kinds the loop dispatches on, as small integers (one call instead of a string copy). */
-const KINDS = { start: 1, text_start: 2, text_delta: 2, text_end: 2, thinking_start: 2, thinking_delta: 2, thinking_end: 2, toolcall_start: 2, toolcall_delta: 2, toolcall_end: 2, done: 3, error: 3 };
-export const eventKind = (event) => (event != null && Object.hasOwn(KINDS, event.type) ? KINDS[event.type] : 0);
 
 export const PI_ATTRIBUTION = { name: "pi", url: "https://pi.dev", categories: ["cli-agent"] };
 /** The identity the loop sends with every request unless `identity` overrides fields of it. */
@@ -222,15 +206,29 @@ export const getDefaultIdentity = () => DEFAULT_AGENT_IDENTITY;
  * one the last run ended with, whenever it still equals the transcript, so a
  * prompt does not copy a long transcript again.
  */
-export const runContext = (state, persistent) => ({
-  messages: STATE_INTERNALS.get(state).runMessages(persistent),
-  tools: state.tools.slice(),
-});
+export function runContext(state, persistent) {
+  const context = { messages: STATE_INTERNALS.get(state).runMessages(persistent), tools: state.tools.slice() };
+  if (persistent) RUN_TRANSCRIPTS.set(context, context.messages);
+  return context;
+}
+
+// A run's transcript copy once a tool hook was given it (in its `context`): the hook may keep or
+// edit it, as in 1.4.0 within the run, so the next run takes a fresh copy and requests stop using
+// its incremental LLM view (`llmView`). Runs whose hooks never run pay nothing.
+const RUN_TRANSCRIPTS = new WeakMap();
+const EXPOSED_TRANSCRIPTS = new WeakSet();
+/** Marks the transcript copy of a run's `context` as seen by a tool hook (src/agent_loop/tools.js). */
+export function exposeRunContext(context) {
+  const messages = RUN_TRANSCRIPTS.get(context);
+  if (messages !== undefined) EXPOSED_TRANSCRIPTS.add(messages);
+}
+export const isExposedTranscript = (messages) => EXPOSED_TRANSCRIPTS.has(messages);
 
 /**
  * Whether an agent's runs may keep their transcript copy and its LLM view
- * between requests and runs: only when no hook is given the context (and could
- * keep or edit it) and `convertToLlm` is the default.
+ * between requests and runs: only when `convertToLlm` is the default and no
+ * hook is given the context on every turn. The tool hooks get it only when a
+ * tool runs; a copy they were given is not reused (`exposeRunContext`).
  */
 export const privateTranscript = (fields) =>
   fields.convertToLlm === defaultConvertToLlm &&
@@ -238,74 +236,37 @@ export const privateTranscript = (fields) =>
   !fields.prepareRequest &&
   !fields.finishTurn &&
   !fields.prepareNextTurn &&
-  !fields.prepareNextTurnWithContext &&
-  !fields.beforeToolCall &&
-  !fields.afterToolCall;
+  !fields.prepareNextTurnWithContext;
 
 const LLM_VIEWS = new WeakMap();
 /**
  * `defaultConvertToLlm(messages)` for a run's private transcript, kept up to
  * date by converting only the messages added since the last request: earlier
  * entries of a private transcript never change (the loop only appends, and
- * replaces the streaming message after it was converted). The stream function
- * gets the same array each time, extended in place; if it changed the array's
- * length, the view is rebuilt.
+ * replaces the streaming message after it was converted). The view itself is
+ * never handed out: each request gets its own copy (`slice()`, one pass of
+ * references instead of a filter over the transcript), as 1.4.0 passes a fresh
+ * array, so a stream function may keep or edit its array.
  */
 export function llmView(messages) {
+  if (isExposedTranscript(messages)) return defaultConvertToLlm(messages);
   let view = LLM_VIEWS.get(messages);
-  if (view === undefined || view.out.length !== view.length || view.from > messages.length) {
-    view = { out: [], from: 0, length: 0 };
+  if (view === undefined || view.from > messages.length) {
+    view = { out: [], from: 0 };
     LLM_VIEWS.set(messages, view);
   }
   const out = view.out;
   for (let i = view.from; i < messages.length; i++) {
     const m = messages[i];
-    const role = m.role;
-    if (role === "system" || role === "user" || role === "assistant" || role === "toolResult") out.push(m);
+    if (isLlmMessage(m)) out.push(m);
   }
   view.from = messages.length;
-  view.length = out.length;
-  return out;
+  return out.slice();
 }
 
 export const streamDeliver = (stream) => (event) => {
   stream.push(event);
 };
-
-let pumped;
-/** The promise `pumpUpdates` stopped on (PUMP_AWAIT). */
-export const takePumped = () => {
-  const p = pumped;
-  pumped = undefined;
-  return p;
-};
-
-/**
- * Forwards the update events already queued on one of our streams, each in
- * one step: the transcript's last entry becomes the event's partial and
- * `message_update` goes to `deliver`. This is the loop's per-token path; Rust
- * decides everything else (it stops here at any other event, when the queue is
- * empty, or when a listener returns a promise, and resumes from there).
- * Returns 0: not one of our streams, 1: queue empty or another event is next,
- * 2: a delivery returned a promise (see `takePumped`).
- */
-export function pumpUpdates(iterator, target, deliver) {
-  const s = iterator._stream;
-  if (s === undefined) return 0;
-  while (s._head < s._queue.length) {
-    const event = s._queue[s._head];
-    if (eventKind(event) !== 2) return 1;
-    s._shift();
-    const partial = event.partial;
-    target[target.length - 1] = partial;
-    const out = deliver(evMessageUpdate(partial, event));
-    if (isThenable(out)) {
-      pumped = out;
-      return 2;
-    }
-  }
-  return 1;
-}
 
 /**
  * `stream.result()`, except that one of our streams that has ended without a

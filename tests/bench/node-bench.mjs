@@ -20,8 +20,8 @@ const core = await import("@earendil-works/pi-agent-core");
 const ai = await import("@earendil-works/pi-ai");
 
 const impls = {
-  ours: { Agent: oursMod.Agent, streamProxy: oursMod.streamProxy, createAssistantMessageEventStream: oursMod.createAssistantMessageEventStream },
-  reference: { Agent: core.Agent, streamProxy: core.streamProxy, createAssistantMessageEventStream: ai.createAssistantMessageEventStream },
+  ours: { Agent: oursMod.Agent, streamProxy: oursMod.streamProxy, createAssistantMessageEventStream: oursMod.createAssistantMessageEventStream, piAiStream: ai.createAssistantMessageEventStream },
+  reference: { Agent: core.Agent, streamProxy: core.streamProxy, createAssistantMessageEventStream: ai.createAssistantMessageEventStream, piAiStream: ai.createAssistantMessageEventStream },
 };
 
 // The main thread's own CPU time, where Linux exposes it (/proc/thread-self/schedstat, ns on CPU):

@@ -7,8 +7,8 @@ import * as ref from "/ref/reference.js";
 import { prepare, SCENARIOS } from "./scenarios.mjs";
 
 const impls = {
-  ours: { Agent: oursMod.Agent, streamProxy: oursMod.streamProxy, createAssistantMessageEventStream: oursMod.createAssistantMessageEventStream },
-  reference: { Agent: ref.Agent, streamProxy: ref.streamProxy, createAssistantMessageEventStream: ref.createAssistantMessageEventStream },
+  ours: { Agent: oursMod.Agent, streamProxy: oursMod.streamProxy, createAssistantMessageEventStream: oursMod.createAssistantMessageEventStream, piAiStream: ref.createAssistantMessageEventStream },
+  reference: { Agent: ref.Agent, streamProxy: ref.streamProxy, createAssistantMessageEventStream: ref.createAssistantMessageEventStream, piAiStream: ref.createAssistantMessageEventStream },
 };
 // The package does not export its memory; once it is ready, wasm-bindgen's initSync() returns the
 // exports of the instance index.js initialised (not a public API).

@@ -2,13 +2,17 @@
 // `npm run bench`: ours (pkg/) against the reference (@earendil-works/pi-agent-core 1.4.0), in Node and
 // in headless Chromium, interleaved in one process / one page. Reports numbers; asserts nothing.
 //
-//   node tests/bench/run.mjs [--runs N (7)] [--heavy-runs N (5: S3 at 50,000, S4b)] [--ref-s4b-runs N (2)] [--only S1,S2,S3-500,S3-5000,S3-50000,S4a,S4b,S4b-string]
+//   node tests/bench/run.mjs [--runs N (7)] [--heavy-runs N (5: S3 at 50,000, S4b)] [--ref-s4b-runs N (2)] [--only S1,S1-piai,S2-pull-hooks,S3-5000-ui,S4a,… (job ids)]
 //                            [--no-node] [--no-chromium] [--no-s5] [--no-s4b-string] [--pkg DIR (default pkg/)] [--pkg-note TEXT]
 //
 // Scenarios (tests/bench/scenarios.mjs; inputs in data.mjs):
-//   S1  one prompt, 20,000 text deltas of 50 chars, a listener reading event.message; per-quarter cost
-//   S2  200 turns of 8 parallel trivial tools (one prompt); per turn
-//   S3  an Agent preloaded with 500 / 5,000 / 50,000 messages answering 100 short prompts; per prompt
+//   S1  one prompt, 20,000 text deltas of 50 chars, a listener reading event.message; per-quarter cost;
+//       once per stream kind (S1, S1-piai, S1-generator, S1-pull: see STREAM_KINDS in scenarios.mjs)
+//   S2  200 turns of 8 parallel trivial tools (one prompt); per turn; per stream kind, without and
+//       with beforeToolCall + afterToolCall (S2[-kind][-hooks])
+//   S3  an Agent preloaded with 500 / 5,000 / 50,000 messages answering 100 short prompts; per prompt;
+//       at 5,000 and 50,000 also with the tool hooks (S3-N-hooks) and with a UI reading
+//       agent.state.messages after each prompt (S3-N-ui)
 //   S4a streamProxy, 20,000 text deltas from the bench server on 127.0.0.1; client CPU per delta
 //   S4b streamProxy, one tool call with 200 KB of JSON arguments in 4,000 deltas; total and per quarter
 //       (plus S4b-string: the same size as one long string value)

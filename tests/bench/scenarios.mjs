@@ -1,8 +1,9 @@
 // The benchmark scenarios, written once for Node and the browser page.
 //
 // A scenario is `async (impl, env, params) => { check, keep }`:
-//   impl  { Agent, streamProxy, createAssistantMessageEventStream } of one implementation
-//         (ours: pkg/, the reference: @earendil-works/pi-agent-core + pi-ai's stream class)
+//   impl  { Agent, streamProxy, createAssistantMessageEventStream, piAiStream } of one implementation
+//         (ours: pkg/, the reference: @earendil-works/pi-agent-core + pi-ai's stream class;
+//         piAiStream is pi-ai's createAssistantMessageEventStream for both)
 //   env   { mark(label), tick(fn), proxyBase }
 //         mark(label)  records the CPU clock at this point (Node: process.cpuUsage(), synchronous,
 //                      returns undefined; Chromium: a CDP Performance.getMetrics round trip, returns a
@@ -31,6 +32,67 @@ function pump(env, total, pushOne) {
   env.tick(step);
 }
 
+/**
+ * The stream kinds a stream function can return, each fed by `produce(i)` (the i-th of `total`
+ * events, made in order), `BATCH` events per macrotask as network chunks arrive:
+ *   own        the implementation's own createAssistantMessageEventStream() (ours: the package's;
+ *              the reference: pi-ai's), events pushed
+ *   piai       pi-ai 1.4.0's class from @earendil-works/pi-ai, events pushed (what its providers return)
+ *   generator  an `async function*` with `result()`
+ *   pull       a hand-written iterator whose `next()` builds each event and returns a resolved
+ *              promise (a reader-based stream), a new macrotask per batch
+ */
+export const STREAM_KINDS = ["own", "piai", "generator", "pull"];
+
+function makeStream(kind, impl, env, total, produce) {
+  if (kind === "own" || kind === "piai" || kind === undefined) {
+    const stream = kind === "piai" ? impl.piAiStream() : impl.createAssistantMessageEventStream();
+    pump(env, total, (i) => stream.push(produce(i)));
+    return stream;
+  }
+  let resolveResult;
+  const result = new Promise((r) => (resolveResult = r));
+  const take = (i) => {
+    const event = produce(i);
+    if (event.type === "done") resolveResult(event.message);
+    return event;
+  };
+  const nextTick = () => new Promise((r) => env.tick(r));
+  if (kind === "generator") {
+    async function* events() {
+      for (let i = 0; i < total; i++) {
+        if (i % BATCH === 0) await nextTick();
+        yield take(i);
+      }
+    }
+    const it = events();
+    it.result = () => result;
+    return it;
+  }
+  if (kind === "pull") {
+    let i = 0;
+    const iterator = {
+      next() {
+        if (i >= total) return Promise.resolve({ value: undefined, done: true });
+        const k = i++;
+        if (k % BATCH === 0) return nextTick().then(() => ({ value: take(k), done: false }));
+        return Promise.resolve({ value: take(k), done: false });
+      },
+      return() {
+        return Promise.resolve({ value: undefined, done: true });
+      },
+    };
+    return { [Symbol.asyncIterator]: () => iterator, result: () => result };
+  }
+  throw new Error(`unknown stream kind ${kind}`);
+}
+
+/** The tool hooks as the demo sets them (an async `beforeToolCall` that approves these tools), plus an `afterToolCall`. */
+const TOOL_HOOKS = {
+  beforeToolCall: async ({ toolCall }) => (toolCall.name === "fetch_page" ? { block: true, reason: "no" } : undefined),
+  afterToolCall: async () => undefined,
+};
+
 function emptyPartial(model) {
   return {
     role: "assistant",
@@ -45,25 +107,24 @@ function emptyPartial(model) {
 }
 
 /** A stream function answering with one text block streamed as `deltas`. */
-function textStreamFn(impl, env, deltas) {
+function textStreamFn(impl, env, deltas, kind) {
   return (model) => {
-    const stream = impl.createAssistantMessageEventStream();
     const partial = emptyPartial(model);
     const n = deltas.length;
-    pump(env, n + 4, (i) => {
-      if (i === 0) stream.push({ type: "start", partial });
-      else if (i === 1) {
+    return makeStream(kind, impl, env, n + 4, (i) => {
+      if (i === 0) return { type: "start", partial };
+      if (i === 1) {
         partial.content.push({ type: "text", text: "" });
-        stream.push({ type: "text_start", contentIndex: 0, partial });
-      } else if (i < n + 2) {
+        return { type: "text_start", contentIndex: 0, partial };
+      }
+      if (i < n + 2) {
         const delta = deltas[i - 2];
         partial.content[0].text += delta;
-        stream.push({ type: "text_delta", contentIndex: 0, delta, partial });
-      } else if (i === n + 2) {
-        stream.push({ type: "text_end", contentIndex: 0, content: partial.content[0].text, partial });
-      } else stream.push({ type: "done", reason: "stop", message: partial });
+        return { type: "text_delta", contentIndex: 0, delta, partial };
+      }
+      if (i === n + 2) return { type: "text_end", contentIndex: 0, content: partial.content[0].text, partial };
+      return { type: "done", reason: "stop", message: partial };
     });
-    return stream;
   };
 }
 
@@ -81,11 +142,11 @@ export function prepare(scenario, params) {
 
 // ---- S1: one prompt, N text deltas, a listener reading event.message ----------------------------
 
-async function s1(impl, env, { deltas: count = 20_000, size = 50 } = {}) {
+async function s1(impl, env, { deltas: count = 20_000, size = 50, kind } = {}) {
   const deltas = cached(`deltas:${count}:${size}`, () => textDeltas(count, size));
   const agent = new impl.Agent({
     initialState: { systemPrompt: "You are a benchmark.", model: MODEL },
-    streamFn: textStreamFn(impl, env, deltas),
+    streamFn: textStreamFn(impl, env, deltas, kind),
   });
   const quarter = count / 4;
   let seen = 0;
@@ -113,7 +174,7 @@ async function s1(impl, env, { deltas: count = 20_000, size = 50 } = {}) {
 
 // ---- S2: turns of N parallel trivial tools -------------------------------------------------------
 
-async function s2(impl, env, { turns = 200, tools: toolCount = 8 } = {}) {
+async function s2(impl, env, { turns = 200, tools: toolCount = 8, kind, hooks = false } = {}) {
   const tools = [];
   for (let k = 0; k < toolCount; k++) {
     tools.push({
@@ -126,7 +187,6 @@ async function s2(impl, env, { turns = 200, tools: toolCount = 8 } = {}) {
   }
   let calls = 0;
   const streamFn = (model) => {
-    const stream = impl.createAssistantMessageEventStream();
     const k = calls++;
     const partial = emptyPartial(model);
     const final = { ...partial };
@@ -136,13 +196,15 @@ async function s2(impl, env, { turns = 200, tools: toolCount = 8 } = {}) {
     } else {
       final.content = [{ type: "text", text: "All done." }];
     }
-    pump(env, 2, (i) => {
-      if (i === 0) stream.push({ type: "start", partial });
-      else stream.push({ type: "done", reason: final.stopReason, message: final });
-    });
-    return stream;
+    return makeStream(kind, impl, env, 2, (i) =>
+      i === 0 ? { type: "start", partial } : { type: "done", reason: final.stopReason, message: final },
+    );
   };
-  const agent = new impl.Agent({ initialState: { systemPrompt: "You are a benchmark.", model: MODEL, tools }, streamFn });
+  const agent = new impl.Agent({
+    initialState: { systemPrompt: "You are a benchmark.", model: MODEL, tools },
+    streamFn,
+    ...(hooks ? TOOL_HOOKS : {}),
+  });
   let events = 0;
   agent.subscribe((event) => {
     if (event.type === "tool_execution_end" || event.type === "message_end") events++;
@@ -159,7 +221,7 @@ async function s2(impl, env, { turns = 200, tools: toolCount = 8 } = {}) {
 
 // ---- S3: short prompts on an Agent holding a long transcript ------------------------------------
 
-async function s3(impl, env, { size = 500, prompts = 100 } = {}) {
+async function s3(impl, env, { size = 500, prompts = 100, hooks = false, ui = false } = {}) {
   const messages = cached(`transcript:${size}`, () => transcript(size));
   const reply = ["Short ", "answer."];
   const streamFn = (model) => {
@@ -177,15 +239,24 @@ async function s3(impl, env, { size = 500, prompts = 100 } = {}) {
     });
     return stream;
   };
-  const agent = new impl.Agent({ initialState: { systemPrompt: "You are a benchmark.", model: MODEL, messages }, streamFn });
+  const agent = new impl.Agent({
+    initialState: { systemPrompt: "You are a benchmark.", model: MODEL, messages },
+    streamFn,
+    ...(hooks ? TOOL_HOOKS : {}),
+  });
   let events = 0;
   agent.subscribe((event) => {
     if (event.type === "message_end") events++;
   });
+  let seen = 0;
   await env.mark("start");
-  for (let i = 0; i < prompts; i++) await agent.prompt(`Question ${i}?`);
+  for (let i = 0; i < prompts; i++) {
+    await agent.prompt(`Question ${i}?`);
+    // A UI rendering the transcript after each answer.
+    if (ui) seen += agent.state.messages.length;
+  }
   await env.mark("end");
-  return { keep: agent, check: { messages: agent.state.messages.length, events } };
+  return { keep: agent, check: { messages: agent.state.messages.length, events, seen } };
 }
 
 // ---- S4: streamProxy against the bench server ----------------------------------------------------

@@ -242,18 +242,6 @@ export function scripted(impl, responses, opts = {}) {
 	const tr = opts.tr;
 	const label = opts.label ?? "streamFn";
 	const calls = [];
-	// An Agent of ours with no context hooks hands every request the same
-	// `context.messages` array, extended in place (a documented deviation,
-	// asserted in diff/deviations.test.mjs): an array seen by an earlier call
-	// counts as a new one here, so the identity ordinals of both sides stay aligned.
-	const seenArrays = new WeakSet();
-	const messagesId = (messages) => {
-		if (!Array.isArray(messages) || !seenArrays.has(messages)) {
-			if (Array.isArray(messages)) seenArrays.add(messages);
-			return tr.id(messages);
-		}
-		return tr.freshId();
-	};
 	const streamFn = function scriptedStreamFn(model, context, options) {
 		const index = calls.length;
 		const rec = {
@@ -262,7 +250,7 @@ export function scripted(impl, responses, opts = {}) {
 			model: model?.id,
 			contextKeys: context && typeof context === "object" ? Object.keys(context) : snap(context),
 			messages: snap(context?.messages),
-			messagesId: tr ? messagesId(context?.messages) : undefined,
+			messagesId: tr ? tr.id(context?.messages) : undefined,
 			messageIds: tr && Array.isArray(context?.messages) ? context.messages.map((m) => tr.id(m)) : undefined,
 			optionKeys: options && typeof options === "object" ? Object.keys(options) : snap(options),
 			apiKey: options?.apiKey,
