@@ -163,7 +163,8 @@ writeFileSync(join(pkg, "index.d.ts"), existsSync(dtsTemplate)
   ? readFileSync(dtsTemplate, "utf8")
   : `export * from "./${NAME}.js";\n`);
 
-for (const extra of ["react.js", "react.d.ts", "svelte.js", "svelte.d.ts"]) {
+for (const extra of ["react.js", "react.d.ts", "svelte.js", "svelte.d.ts", "worker.js", "worker.d.ts", "worker-host.js",
+  "worker-host.d.ts", "worker-protocol.js", "worker-script.js", "worker-script.d.ts"]) {
   const src = join(root, "js", extra);
   if (existsSync(src)) cpSync(src, join(pkg, extra));
 }
@@ -174,6 +175,11 @@ const hasSvelte = existsSync(join(pkg, "svelte.js"));
 const exportsMap = { ".": { types: "./index.d.ts", default: "./index.js" } };
 if (hasReact) exportsMap["./react"] = { types: "./react.d.ts", default: "./react.js" };
 if (hasSvelte) exportsMap["./svelte"] = { types: "./svelte.d.ts", default: "./svelte.js" };
+if (existsSync(join(pkg, "worker.js"))) {
+  exportsMap["./worker"] = { types: "./worker.d.ts", default: "./worker.js" };
+  exportsMap["./worker-host"] = { types: "./worker-host.d.ts", default: "./worker-host.js" };
+  exportsMap["./worker-script"] = { types: "./worker-script.d.ts", default: "./worker-script.js" };
+}
 exportsMap["./package.json"] = "./package.json";
 const pkgJson = {
   name: "pi-agent-wasm",
@@ -185,7 +191,7 @@ const pkgJson = {
   types: "./index.d.ts",
   exports: exportsMap,
   files: readdirSync(pkg).filter((f) => f !== "package.json" && f !== ".gitignore"),
-  sideEffects: ["./index.js", "./snippets/*"],
+  sideEffects: ["./index.js", "./snippets/*", "./worker-script.js"],
   engines: { node: ">=20.16" },
   // typebox: only its types, so tool params are inferred from TypeBox schemas as with the reference.
   peerDependencies: { react: ">=18", svelte: ">=4", typebox: "^1" },
@@ -200,7 +206,7 @@ function allJs(dir, adapters = false) {
   for (const f of readdirSync(dir)) {
     const p = join(dir, f);
     if (statSync(p).isDirectory()) out.push(...allJs(p, adapters));
-    else if (p.endsWith(".js") && (adapters || !/[\\/](react|svelte)\.js$/.test(p))) out.push(p);
+    else if (p.endsWith(".js") && (adapters || !/[\\/](react|svelte|worker[\w-]*)\.js$/.test(p))) out.push(p);
   }
   return out;
 }
