@@ -388,7 +388,10 @@ export class WorkerAgent {
     const run = this.#run;
     if (!run) return;
     // Queued events from the dead worker are delivered first, then the failure, as a failed run in the page ends.
-    this.#queue = this.#queue.filter((item, i) => i >= this.#qi && !item.call);
+    // In place: a running #pump holds this array.
+    const rest = this.#queue.slice(this.#qi).filter((item) => !item.call);
+    this.#queue.length = 0;
+    this.#queue.push(...rest);
     this.#qi = 0;
     const m = this.state.model;
     const failure = {
