@@ -131,7 +131,8 @@ export function serveAgent(setup, scope = globalThis) {
   function listener(event) {
     const type = event.type;
     if (type === "message_update" && mirror) {
-      queueEvent(encodeUpdate(event));
+      const item = encodeUpdate(event);
+      if (item) queueEvent(item);
       return;
     }
     watchModel();
@@ -144,6 +145,18 @@ export function serveAgent(setup, scope = globalThis) {
     const { t, n, o } = changes(event.message, ame?.contentIndex, ame?.delta);
     const content = Array.isArray(event.message.content) ? event.message.content : [];
     const block = content[ame?.contentIndex];
+    // A plain text or thinking delta joins a run of them: [code, contentIndex, delta, …], code 1 | 2 (text |
+    // thinking) when the delta is to be appended, 3 | 4 when the block already had it (the stream ran ahead).
+    let code = ame?.type === "text_delta" ? 1 : ame?.type === "thinking_delta" ? 2 : 0;
+    if (code && o.length === 0) code += 2;
+    else if (code && !(o.length === 4 && o[0] === ame.contentIndex && o[2] === 1 && o[1] === (code === 1 ? "text" : "thinking") && o[3] === ame.delta)) code = 0;
+    if (code && t.length === 0 && n.length === 0 && ame.partial === mirror.partial &&
+      ame.partial?.content === mirror.pcontent && Object.keys(ame).join() === "type,contentIndex,delta,partial") {
+      const last = batch[batch.length - 1];
+      if (last && last[0] === code && last[1] === ame.contentIndex) last.push(ame.delta);
+      else return [code, ame.contentIndex, ame.delta];
+      return undefined;
+    }
     const fields = [];
     if (ame && typeof ame === "object") {
       for (const key of Object.keys(ame)) {
@@ -324,8 +337,10 @@ function diffBlock(prev, next, delta, index, ops) {
     const p = prev[key];
     if (v === p) continue;
     prev[key] = v;
-    if (typeof v === "string" && typeof p === "string" && v.length > p.length &&
-      ((typeof delta === "string" && v.length === p.length + delta.length && v.endsWith(delta)) || v.startsWith(p))) {
+    if (typeof v === "string" && typeof p === "string" && typeof delta === "string" && v.length === p.length + delta.length) {
+      // The event's delta, appended (trusted by length: comparing the text would make each delta O(text)).
+      ops.push(index, key, 1, delta);
+    } else if (typeof v === "string" && typeof p === "string" && v.length > p.length && v.startsWith(p)) {
       ops.push(index, key, 1, v.slice(p.length));
     } else if (isContainer(v) && isContainer(p) && Array.isArray(v) === Array.isArray(p)) {
       const patch = [];

@@ -412,7 +412,7 @@ export class WorkerAgent {
   #receive(msg) {
     switch (msg.op) {
       case "ev":
-        for (const item of msg.events) this.#queue.push({ item });
+        this.#queue.push({ events: msg.events, i: 0, j: 0 });
         break;
       case "done":
         this.#queue.push({ done: msg });
@@ -434,13 +434,15 @@ export class WorkerAgent {
   #pump() {
     const q = this.#queue;
     while (this.#qi < q.length) {
-      const entry = q[this.#qi++];
+      const entry = q[this.#qi];
       let pending;
       try {
         pending = this.#process(entry);
       } catch (e) {
         report(e);
       }
+      // A batch is done when its cursor is at its end (it resumes there after a listener's promise).
+      if (!entry.events || entry.i >= entry.events.length) this.#qi++;
       if (pending) {
         this.#busy = true;
         pending.then(() => {
@@ -456,11 +458,41 @@ export class WorkerAgent {
   #process(entry) {
     if (entry.call) return void this.#call(entry.call);
     if (entry.done) return void this.#finish(entry.done);
-    const event = entry.event ?? this.#decode(entry.item);
-    if (!event) return;
+    if (entry.event) return this.#deliver(entry.event);
+    const events = entry.events;
+    while (entry.i < events.length) {
+      const item = events[entry.i];
+      let event;
+      if (typeof item[0] === "number") {
+        // A run of text or thinking deltas: [code, contentIndex, delta, delta, …] (see worker-host.js).
+        const j = entry.j || 2;
+        if (j + 1 >= item.length) {
+          entry.i++;
+          entry.j = 0;
+        } else entry.j = j + 1;
+        event = this.#deltaEvent(item[0], item[1], item[j]);
+      } else {
+        entry.i++;
+        event = this.#decode(item);
+      }
+      if (!event) continue;
+      const pending = this.#deliver(event);
+      if (pending) return pending;
+    }
+  }
+  #deliver(event) {
     this.#reduce(event);
     this.#internals.changed();
     return this.#dispatch(event);
+  }
+  #deltaEvent(code, ci, delta) {
+    const P = this.#partial;
+    if (!P) return;
+    const block = P.content[ci];
+    const type = code === 1 || code === 3 ? "text_delta" : "thinking_delta";
+    if (code === 1) block.text += delta;
+    else if (code === 2) block.thinking += delta;
+    return { type: "message_update", assistantMessageEvent: { type, contentIndex: ci, delta, partial: P }, message: { ...P } };
   }
   #decode(item) {
     const refs = this.#refs;
@@ -580,8 +612,24 @@ export class WorkerAgent {
   }
   /** Calls the listeners in order; a promise when one returned a promise (the rest wait for it). */
   #dispatch(event) {
+    const listeners = this.#listeners;
+    if (listeners.size === 0) return;
     const signal = this.#run?.controller.signal;
-    const it = this.#listeners.values();
+    if (listeners.size === 1) {
+      // The common case, without an iterator.
+      for (const { listener } of listeners) {
+        let out;
+        try {
+          out = listener(event, signal);
+        } catch (e) {
+          report(e);
+          return;
+        }
+        if (isThenable(out)) return Promise.resolve(out).then(undefined, report);
+        return;
+      }
+    }
+    const it = listeners.values();
     const next = () => {
       for (let r = it.next(); !r.done; r = it.next()) {
         let out;

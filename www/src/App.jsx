@@ -3,6 +3,7 @@ import { useAgent } from "pi-agent-wasm/react";
 import { createChatAgent } from "./agent.js";
 import { Markdown } from "./Markdown.jsx";
 import { TOOLS } from "./tools.js";
+import { WorkerSwitch } from "./workerMode.jsx";
 
 const isDemo = (model) => model?.provider === "demo";
 const fmt = (n) => new Intl.NumberFormat("en-US").format(n ?? 0);
@@ -170,6 +171,7 @@ function Header({ chat, snap, usage }) {
 					Offline demo model: scripted replies, no API key
 				</span>
 			)}
+			<WorkerSwitch disabled={snap.isStreaming} />
 			<span className="usage" data-testid="usage" title={`cache read ${fmt(usage.cacheRead)} tokens`}>
 				Tokens: {fmt(usage.input)} in · {fmt(usage.output)} out
 				{usage.cost > 0 && <> · ${usage.cost.toFixed(4)}</>}
