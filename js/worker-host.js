@@ -36,18 +36,32 @@ export function serveAgent(setup, scope = globalThis) {
     if (batch.length) flush();
     scope.postMessage({ [TAG]: msg });
   };
+  // Each post costs the page a task (about as much as a few hundred deltas): while events keep coming, posts
+  // are at least a frame apart. A call into the page, the end of a run and anything else flushes at once.
+  const FRAME_MS = 16;
+  let lastFlush = -Infinity;
   function flush() {
     flushScheduled = false;
     if (!batch.length) return;
+    lastFlush = performance.now();
     const events = batch;
     batch = [];
+    // A run's deltas cross as one string and their lengths: one string to copy instead of one per delta.
+    for (let i = 0; i < events.length; i++) {
+      const item = events[i];
+      if (typeof item[0] !== "number") continue;
+      const deltas = item.slice(2);
+      events[i] = [item[0], item[1], deltas.join(""), ...deltas.map((d) => d.length)];
+    }
     scope.postMessage({ [TAG]: { op: "ev", events } });
   }
   const queueEvent = (item) => {
     batch.push(item);
     if (!flushScheduled) {
       flushScheduled = true;
-      channel.port2.postMessage(0);
+      const wait = lastFlush + FRAME_MS - performance.now();
+      if (wait > 0) setTimeout(flush, wait);
+      else channel.port2.postMessage(0);
     }
   };
 
@@ -331,6 +345,7 @@ const cloneable = (v) => {
  * an object (tool-call arguments) along what changed, `[index, key, 0, value]`
  * sets, `[index, key, 3]` deletes.
  */
+const APPEND_ONLY = new Set(["text", "thinking", "partialJson"]);
 function diffBlock(prev, next, delta, index, ops) {
   for (const key of Object.keys(next)) {
     const v = next[key];
@@ -340,7 +355,8 @@ function diffBlock(prev, next, delta, index, ops) {
     if (typeof v === "string" && typeof p === "string" && typeof delta === "string" && v.length === p.length + delta.length) {
       // The event's delta, appended (trusted by length: comparing the text would make each delta O(text)).
       ops.push(index, key, 1, delta);
-    } else if (typeof v === "string" && typeof p === "string" && v.length > p.length && v.startsWith(p)) {
+    } else if (typeof v === "string" && typeof p === "string" && v.length > p.length && (APPEND_ONLY.has(key) || v.startsWith(p))) {
+      // A streamed field grows by appends only; comparing it (a rope of the whole text) would cost O(text).
       ops.push(index, key, 1, v.slice(p.length));
     } else if (isContainer(v) && isContainer(p) && Array.isArray(v) === Array.isArray(p)) {
       const patch = [];

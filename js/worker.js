@@ -464,13 +464,30 @@ export class WorkerAgent {
       const item = events[entry.i];
       let event;
       if (typeof item[0] === "number") {
-        // A run of text or thinking deltas: [code, contentIndex, delta, delta, …] (see worker-host.js).
-        const j = entry.j || 2;
-        if (j + 1 >= item.length) {
-          entry.i++;
-          entry.j = 0;
-        } else entry.j = j + 1;
-        event = this.#deltaEvent(item[0], item[1], item[j]);
+        // A run of text or thinking deltas: [code, contentIndex, their text, length, length, …] (see worker-host.js).
+        const [code, ci, text] = item;
+        let j = entry.j || 3;
+        let off = entry.off || 0;
+        while (j < item.length) {
+          const end = off + item[j++];
+          const delta = this.#deltaEvent(code, ci, text.slice(off, end));
+          off = end;
+          if (!delta) continue;
+          const pending = this.#deliver(delta);
+          if (pending) {
+            if (j < item.length) {
+              entry.j = j;
+              entry.off = off;
+            } else {
+              entry.i++;
+              entry.j = entry.off = 0;
+            }
+            return pending;
+          }
+        }
+        entry.i++;
+        entry.j = entry.off = 0;
+        continue;
       } else {
         entry.i++;
         event = this.#decode(item);
@@ -614,7 +631,7 @@ export class WorkerAgent {
   #dispatch(event) {
     const listeners = this.#listeners;
     if (listeners.size === 0) return;
-    const signal = this.#run?.controller.signal;
+    const signal = this.#run?.signal;
     if (listeners.size === 1) {
       // The common case, without an iterator.
       for (const { listener } of listeners) {
@@ -730,7 +747,7 @@ export class WorkerAgent {
     const promise = new Promise((res, rej) => ((resolve = res), (reject = rej)));
     const idlePromise = new Promise((res) => (idle = res));
     const id = ++this.#runId;
-    this.#run = { id, controller, resolve, reject, idle, idlePromise };
+    this.#run = { id, controller, signal: controller.signal, resolve, reject, idle, idlePromise };
     const state = this.state;
     state.isStreaming = true;
     state.streamingMessage = undefined;

@@ -3,7 +3,7 @@
 // an Agent, with ours in the page, the reference in the page and ours in a Worker, interleaved in one
 // page. The main thread's CPU time is Chromium's TaskDuration (threadTicks) between two marks around
 // `prompt()`: the worker's thread is not counted; the main thread's message handling, event rebuilding
-// and listeners are. The WorkerAgent's run includes starting its worker.
+// and listeners are. The WorkerAgent is made and its worker started once per scenario, then reused (reset).
 import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium.mjs";
 

@@ -213,6 +213,20 @@ export const SCENARIOS = {
 			tr.note("last", snap(agent.state.messages.at(-1).content));
 		},
 	},
+	"a tool result whose details hold a function and a class instance": {
+		responses: [{ content: [call("c1", "odd", {})] }, { content: [text("ok")] }],
+		options: (tr) => ({
+			initialState: {
+				model: MODEL,
+				tools: [makeTool(tr, "odd", { execute: async () => ({ content: [{ type: "text", text: "odd" }], details: { fn: () => 1, when: new (class When { at = 1; })(), n: 2 } }) })],
+			},
+		}),
+		async drive(agent, tr) {
+			tr.note("settled", await settleRun(agent.prompt("go")));
+			const details = agent.state.messages.find((m) => m.role === "toolResult").details;
+			tr.note("details kept", { fn: typeof details.fn, when: details.when?.constructor?.name });
+		},
+	},
 	"a tool registered in the worker": {
 		responses: [{ content: [call("c1", "local", { x: 2 })] }, { content: [text("fine")] }],
 		workerTools: () => [
