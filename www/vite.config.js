@@ -12,6 +12,9 @@ export default defineConfig({
 		// Keep the wasm package out of pre-bundling so its `new URL("…_bg.wasm", import.meta.url)` stays valid.
 		exclude: ["pi-agent-wasm"],
 	},
+	// The agent's worker (src/agent.worker.js): as an ES module, because the package entry still initialises its
+	// wasm with a top-level await, which Vite's default iife worker format cannot hold.
+	worker: { format: "es" },
 	build: {
 		target: "es2022",
 		outDir: "dist",
