@@ -92,6 +92,8 @@ function cloneSafe(v, seen = new Map()) {
 export class WorkerAgent {
   #fields = {};
   #listeners = new Set();
+  // The listener when there is exactly one (the common case, called without iterating the set).
+  #only;
   #steering = [];
   #followUp = [];
   #refs = new Refs(2);
@@ -295,7 +297,12 @@ export class WorkerAgent {
     if (typeof listener !== "function") throw new TypeError("subscribe(listener): listener must be a function");
     const entry = { listener };
     this.#listeners.add(entry);
-    return () => this.#listeners.delete(entry);
+    this.#only = this.#listeners.size === 1 ? listener : undefined;
+    return () => {
+      this.#listeners.delete(entry);
+      const [first] = this.#listeners;
+      this.#only = this.#listeners.size === 1 ? first.listener : undefined;
+    };
   }
 
   // ---- the worker ---------------------------------------------------------------------------
@@ -632,19 +639,17 @@ export class WorkerAgent {
     const listeners = this.#listeners;
     if (listeners.size === 0) return;
     const signal = this.#run?.signal;
-    if (listeners.size === 1) {
-      // The common case, without an iterator.
-      for (const { listener } of listeners) {
-        let out;
-        try {
-          out = listener(event, signal);
-        } catch (e) {
-          report(e);
-          return;
-        }
-        if (isThenable(out)) return Promise.resolve(out).then(undefined, report);
+    const only = this.#only;
+    if (only !== undefined) {
+      let out;
+      try {
+        out = only(event, signal);
+      } catch (e) {
+        report(e);
         return;
       }
+      if (isThenable(out)) return Promise.resolve(out).then(undefined, report);
+      return;
     }
     const it = listeners.values();
     const next = () => {
