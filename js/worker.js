@@ -41,28 +41,43 @@ function declaration(tool) {
   return d;
 }
 
-function contentText(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.filter((c) => c?.type === "text").map((c) => c.text).join("");
-}
-function systemPromptOf(messages) {
+// The transcript's system messages replayed into one, and the system prompt they make, as the in-page Agent
+// computes them (the worker's agent does the same on its copy).
+const contentText = (content) =>
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.filter((b) => b && b.type === "text").map((b) => b.text).join("\n")
+      : "";
+function currentSystemMessage(messages) {
   const content = [];
   const sections = new Map();
-  let any = false;
-  for (const m of messages) {
-    if (m?.role !== "system") continue;
-    any = true;
-    const text = contentText(m.content);
+  const tools = new Map();
+  let timestamp;
+  for (const message of messages) {
+    if (message?.role !== "system") continue;
+    timestamp ??= message.timestamp;
+    const text = contentText(message.content);
     if (text.length > 0) content.push(text);
-    for (const [name, value] of Object.entries(m.sections ?? {})) {
+    for (const [name, value] of Object.entries(message.sections ?? {})) {
       if (value === null) sections.delete(name);
       else sections.set(name, value);
     }
+    for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
+    for (const tool of message.toolsAdded ?? []) tools.set(tool.name, tool);
   }
-  if (!any) return "";
-  const parts = [content.join("\n\n")];
-  for (const value of sections.values()) if (value != null) parts.push(value);
+  if (timestamp === undefined && tools.size === 0) return undefined;
+  const out = { role: "system", content: content.join("\n\n") };
+  if (sections.size > 0) out.sections = Object.fromEntries(sections);
+  if (tools.size > 0) out.toolsAdded = [...tools.values()];
+  out.timestamp = timestamp ?? 0;
+  return out;
+}
+function systemPromptOf(messages) {
+  const message = currentSystemMessage(messages);
+  if (!message) return "";
+  const parts = [contentText(message.content)];
+  for (const value of Object.values(message.sections ?? {})) if (value != null) parts.push(value);
   return parts.filter((p) => p.length > 0).join("\n\n");
 }
 
@@ -785,11 +800,11 @@ export class WorkerAgent {
   }
   reset() {
     if (this.#run) throw new Error(ALREADY_RESETTING);
-    const messages = this.#internals.messages();
-    const system = messages.filter((m) => m?.role === "system");
-    // The worker replays the transcript's system messages into one baseline, as the in-page reset does.
-    this.state.messages = system.length ? system : [];
-    this.#post({ op: "reset" });
+    // The transcript's system messages replayed into one baseline, as the in-page reset does; the worker gets
+    // the same object (state.messages posts it) and empties its queues.
+    const baseline = currentSystemMessage(this.#internals.messages());
+    this.state.messages = baseline ? [baseline] : [];
+    this.#post({ op: "clear", which: "clearAllQueues" });
     this.#steering = [];
     this.#followUp = [];
     const state = this.state;

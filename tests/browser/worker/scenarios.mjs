@@ -203,6 +203,25 @@ export const SCENARIOS = {
 			tr.note("afterReset", snap(agent.state.messages));
 		},
 	},
+	"reset with several system messages and sections; system prompt": {
+		responses: [{ content: [text("one")] }, (c) => ({ content: [text(`after reset: ${c.context.messages.length}`)] })],
+		options: () => ({
+			initialState: {
+				model: MODEL,
+				messages: [
+					{ role: "system", content: [{ type: "text", text: "a" }, { type: "text", text: "b" }], sections: { s1: "x" }, timestamp: 1 },
+					{ role: "system", content: "c", sections: { s1: null, s2: "y" }, timestamp: 2 },
+				],
+			},
+		}),
+		async drive(agent, tr) {
+			tr.note("prompt", agent.state.systemPrompt);
+			await agent.prompt("first");
+			agent.reset();
+			tr.note("after reset", { messages: snap(agent.state.messages), prompt: agent.state.systemPrompt });
+			await agent.prompt("second");
+		},
+	},
 	"messages edited in place and model changed between runs": {
 		responses: [{ content: [text("one")] }, (c) => ({ content: [text(`two: ${c.context.messages.length} messages, ${c.model.id}`)] })],
 		async drive(agent, tr) {
