@@ -195,9 +195,12 @@ writeFileSync(join(pkg, "index.d.ts"), existsSync(dtsTemplate)
   ? readFileSync(dtsTemplate, "utf8")
   : `export * from "./${NAME}.js";\n`);
 
-// Entries that not every app imports (UI adapters, sessions, replay): each is its
-// own file with its own types, and costs nothing to apps that do not import it.
-const OPTIONAL_ENTRIES = ["react", "svelte", "vue", "session", "session-log", "replay"];
+// Entries that not every app imports (UI adapters, sessions, replay, the agent
+// in a Worker): each is its own file with its own types, and costs nothing to
+// apps that do not import it. INTERNAL ones are imported by the others only.
+const OPTIONAL_ENTRIES = ["react", "svelte", "vue", "session", "session-log", "replay", "worker", "worker-host",
+  "worker-protocol", "worker-script"];
+const INTERNAL_ENTRIES = ["session-log", "worker-protocol"];
 for (const entry of OPTIONAL_ENTRIES) {
   for (const extra of [`${entry}.js`, `${entry}.d.ts`]) {
     const src = join(root, "js", extra);
@@ -223,7 +226,7 @@ const exportsMap = {
   "./inline": { types: "./index.d.ts", default: "./inline.js" },
 };
 for (const entry of OPTIONAL_ENTRIES) {
-  if (entry !== "session-log" && existsSync(join(pkg, `${entry}.js`))) {
+  if (!INTERNAL_ENTRIES.includes(entry) && existsSync(join(pkg, `${entry}.js`))) {
     exportsMap[`./${entry}`] = { types: `./${entry}.d.ts`, default: `./${entry}.js` };
   }
 }
@@ -238,7 +241,7 @@ const pkgJson = {
   types: "./index.d.ts",
   exports: exportsMap,
   files: readdirSync(pkg).filter((f) => f !== "package.json" && f !== ".gitignore"),
-  sideEffects: ["./index.js", "./inline.js", "./ready.js", "./snippets/*"],
+  sideEffects: ["./index.js", "./inline.js", "./ready.js", "./snippets/*", "./worker-script.js"],
   engines: { node: ">=20.16" },
   // typebox: only its types, so tool params are inferred from TypeBox schemas as with the reference.
   peerDependencies: { react: ">=18", svelte: ">=4", vue: ">=3", typebox: "^1" },

@@ -3,7 +3,7 @@
 // in headless Chromium, interleaved in one process / one page. Reports numbers; asserts nothing.
 //
 //   node tests/bench/run.mjs [--runs N (7)] [--heavy-runs N (5: S3 at 50,000, S4b)] [--ref-s4b-runs N (2)] [--only S1,S1-piai,S2-pull-hooks,S3-5000-ui,S4a,… (job ids)]
-//                            [--no-node] [--no-chromium] [--no-s5] [--no-s4b-string] [--pkg DIR (default pkg/)] [--pkg-note TEXT]
+//                            [--no-node] [--no-chromium] [--no-worker] [--no-session] [--no-s5] [--no-s4b-string] [--pkg DIR (default pkg/)] [--pkg-note TEXT]
 //
 // Scenarios (tests/bench/scenarios.mjs; inputs in data.mjs):
 //   S1  one prompt, 20,000 text deltas of 50 chars, a listener reading event.message; per-quarter cost;
@@ -129,6 +129,17 @@ if (!flag("--no-chromium")) {
     notes.push(`Chromium run failed: ${error.message}`);
   } finally {
     await chrome.browser.close();
+  }
+}
+// ---- Chromium, the agent in a Worker: main-thread CPU per delta (tests/bench/worker.mjs) ----------
+if (!flag("--no-chromium") && !flag("--no-worker")) {
+  try {
+    const { workerBench } = await import("./worker.mjs");
+    const worker = await workerBench(server.base, { runs: options.runs, log });
+    notes.push(`The agent in a Worker (tests/bench/worker.mjs), Chromium main-thread CPU per text delta through an Agent:\n\n${worker.markdown}\n`);
+  } catch (error) {
+    log(`worker bench failed: ${error.stack}`);
+    notes.push(`worker bench failed: ${error.message}`);
   }
 }
 server.close();

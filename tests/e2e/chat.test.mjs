@@ -38,7 +38,8 @@ test("the chat demo in headless Chromium (offline demo model)", { timeout: 420_0
 		}, step);
 
 	await t.test("loads: demo model labelled, empty transcript, zero usage", async () => {
-		await page.goto(server.url);
+		// PI_DEMO_WORKER=1 (tests/browser/worker/demo.browser.test.mjs): the same checks with the agent in a Worker.
+		await page.goto(process.env.PI_DEMO_WORKER === "1" ? new URL("?worker=1", server.url).href : server.url);
 		await page.waitForSelector('[data-testid="welcome"]');
 		assert.equal(await page.locator('[data-testid="model-picker"]').inputValue(), "demo/offline-demo");
 		assert.match(await page.locator('[data-testid="demo-badge"]').innerText(), /Offline demo model/);

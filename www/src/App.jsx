@@ -5,6 +5,7 @@ import { Markdown } from "./Markdown.jsx";
 import { TOOLS } from "./tools.js";
 import { createDurable } from "./durable.js";
 import { RunControls, useDurable } from "./RunControls.jsx";
+import { WorkerSwitch } from "./workerMode.jsx";
 
 const isDemo = (model) => model?.provider === "demo";
 const fmt = (n) => new Intl.NumberFormat("en-US").format(n ?? 0);
@@ -174,6 +175,7 @@ function Header({ chat, snap, usage, extra }) {
 					Offline demo model: scripted replies, no API key
 				</span>
 			)}
+			<WorkerSwitch disabled={snap.isStreaming} />
 			<span className="usage" data-testid="usage" title={`cache read ${fmt(usage.cacheRead)} tokens`}>
 				Tokens: {fmt(usage.input)} in · {fmt(usage.output)} out
 				{usage.cost > 0 && <> · ${usage.cost.toFixed(4)}</>}

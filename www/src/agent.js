@@ -1,7 +1,8 @@
 // The agent and the small stores the UI reads beside the agent's own snapshot: tool activity (progress,
 // durations from tool_execution_* events), the approval queue of beforeToolCall, and the messages the
 // user queued (steering and follow-ups) until the agent delivers them.
-import { Agent, streamProxy } from "pi-agent-wasm";
+import { streamProxy } from "pi-agent-wasm";
+import { createAgent } from "./workerMode.jsx";
 import { TOOLS, needsApproval } from "./tools.js";
 
 export const SYSTEM_PROMPT = [
@@ -85,11 +86,11 @@ export function createChatAgent(config) {
 	// Messages the user queued; `delivered` remembers how each arrived (timestamp -> "steer" | "followUp").
 	const queue = createStore({ pending: [], delivered: new Map() });
 
-	const agent = new Agent({
+	// The model is reached through the dev server: the page holds a session token, never a provider key.
+	const proxyOptions = { authToken: config.token, proxyUrl: window.location.origin };
+	const agent = createAgent({
 		initialState: { systemPrompt: SYSTEM_PROMPT, model: defaultModel, thinkingLevel: "off", tools: TOOLS },
-		// The model is reached through the dev server: the page holds a session token, never a provider key.
-		streamFn: (model, context, options) =>
-			streamProxy(model, context, { ...options, authToken: config.token, proxyUrl: window.location.origin }),
+		proxy: Object.assign((model, context, options) => streamProxy(model, context, { ...options, ...proxyOptions }), { options: proxyOptions }),
 		beforeToolCall: async ({ toolCall, args }, signal) => {
 			if (!needsApproval(toolCall.name)) return undefined;
 			const decision = await requestApproval(toolCall, args, signal);

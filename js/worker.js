@@ -1,0 +1,883 @@
+// pi-agent-wasm/worker: an object with the Agent API whose loop, stream
+// function and WebAssembly run in a dedicated module Worker
+// (worker-host.js). This module loads no wasm: the main thread keeps a mirror
+// of the agent's state, rebuilt from the events the worker posts (what changed
+// since the last event, per token), and runs the tools, hooks and listeners
+// the app gave it when the worker asks.
+import { TAG, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
+
+const HOOKS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse", "onProviderStreamEvent",
+  "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn", "prepareNextTurnWithContext"];
+const OPTIONS = ["sessionId", "thinkingBudgets", "transport", "maxRetryDelayMs", "toolExecution", "identity"];
+const ALREADY_PROMPTING =
+  "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";
+const ALREADY_CONTINUING = "Agent is already processing. Wait for completion before continuing.";
+const ALREADY_RESETTING = "Agent is already processing. Wait for completion before resetting.";
+const DEFAULT_MODEL = {
+  id: "unknown", name: "unknown", api: "unknown", provider: "unknown", baseUrl: "", reasoning: false, input: [],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 0, maxTokens: 0,
+};
+const EMPTY_USAGE = {
+  input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+};
+
+/** The default `convertToLlm`: keeps system, user, assistant and tool-result messages. It runs in the worker. */
+export function defaultConvertToLlm(messages) {
+  return messages.filter((m) => m.role === "system" || m.role === "user" || m.role === "assistant" || m.role === "toolResult");
+}
+
+const frame = typeof requestAnimationFrame === "function" ? (f) => requestAnimationFrame(() => f()) : (f) => setTimeout(f, 0);
+const isThenable = (x) => x !== null && (typeof x === "object" || typeof x === "function") && typeof x.then === "function";
+const report = (e) => (typeof reportError === "function" ? reportError(e) : console.error(e));
+
+/** What the worker needs of a tool: everything but functions. */
+function declaration(tool) {
+  const d = {};
+  for (const key of ["name", "label", "description", "parameters", "executionMode", "constrainedSampling"]) {
+    if (tool?.[key] !== undefined) d[key] = tool[key];
+  }
+  if (d.parameters !== undefined) d.parameters = JSON.parse(JSON.stringify(d.parameters));
+  return d;
+}
+
+// The transcript's system messages replayed into one, and the system prompt they make, as the in-page Agent
+// computes them (the worker's agent does the same on its copy).
+const contentText = (content) =>
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.filter((b) => b && b.type === "text").map((b) => b.text).join("\n")
+      : "";
+function currentSystemMessage(messages) {
+  const content = [];
+  const sections = new Map();
+  const tools = new Map();
+  let timestamp;
+  for (const message of messages) {
+    if (message?.role !== "system") continue;
+    timestamp ??= message.timestamp;
+    const text = contentText(message.content);
+    if (text.length > 0) content.push(text);
+    for (const [name, value] of Object.entries(message.sections ?? {})) {
+      if (value === null) sections.delete(name);
+      else sections.set(name, value);
+    }
+    for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
+    for (const tool of message.toolsAdded ?? []) tools.set(tool.name, tool);
+  }
+  if (timestamp === undefined && tools.size === 0) return undefined;
+  const out = { role: "system", content: content.join("\n\n") };
+  if (sections.size > 0) out.sections = Object.fromEntries(sections);
+  if (tools.size > 0) out.toolsAdded = [...tools.values()];
+  out.timestamp = timestamp ?? 0;
+  return out;
+}
+function systemPromptOf(messages) {
+  const message = currentSystemMessage(messages);
+  if (!message) return "";
+  const parts = [contentText(message.content)];
+  for (const value of Object.values(message.sections ?? {})) if (value != null) parts.push(value);
+  return parts.filter((p) => p.length > 0).join("\n\n");
+}
+
+/** A value that postMessage takes: functions, symbols and other uncloneable parts dropped. */
+function cloneSafe(v, seen = new Map()) {
+  if (v === null || typeof v !== "object") return typeof v === "function" || typeof v === "symbol" ? undefined : v;
+  if (seen.has(v)) return seen.get(v);
+  try {
+    structuredClone(v);
+    return v;
+  } catch {}
+  const out = Array.isArray(v) ? [] : {};
+  seen.set(v, out);
+  for (const key of Object.keys(v)) out[key] = cloneSafe(v[key], seen);
+  return out;
+}
+
+/**
+ * The Agent API, with the agent in a Worker. `options` are `AgentOptions`
+ * (except `streamFn`, which cannot cross) plus `worker` (a module Worker
+ * running `pi-agent-wasm/worker-script` or a module calling `serveAgent`, or a
+ * function creating one: needed to start a fresh worker after a failure),
+ * `proxy` (streamProxy options: the worker streams through `streamProxy`) and
+ * `workerOptions` (structured-cloneable data for the worker's `serveAgent`
+ * setup function).
+ */
+export class WorkerAgent {
+  #fields = {};
+  #listeners = new Set();
+  // The listener when there is exactly one (the common case, called without iterating the set).
+  #only;
+  #steering = [];
+  #followUp = [];
+  #refs = new Refs(2);
+  #factory;
+  #worker;
+  #gen = 0;
+  #run;
+  #runId = 0;
+  #calls = new Map();
+  #queue = [];
+  #qi = 0;
+  #busy = false;
+  #partial;
+  #internals;
+  #proxy;
+  #workerOptions;
+  #synced;
+
+  constructor(options) {
+    if (options == null || typeof options !== "object") throw new TypeError("WorkerAgentOptions must be an object");
+    const worker = options.worker;
+    if (typeof worker === "function") this.#factory = worker;
+    else if (worker && typeof worker.postMessage === "function") this.#worker = worker;
+    else throw new TypeError("WorkerAgentOptions.worker must be a Worker or a function returning one");
+    if (options.streamFn != null) {
+      throw new TypeError("WorkerAgentOptions.streamFn cannot cross to the worker: pass `proxy` (streamProxy options) or register a streamFn with serveAgent in the worker module");
+    }
+    const initial = options.initialState;
+    if (initial != null && typeof initial !== "object") throw new TypeError("AgentOptions.initialState must be an object");
+    for (const key of ["tools", "messages"]) {
+      if (initial?.[key] != null && !Array.isArray(initial[key])) throw new TypeError(`AgentOptions.initialState.${key} must be an array`);
+    }
+    for (const key of HOOKS) {
+      const v = options[key];
+      if (v != null && typeof v !== "function") throw new TypeError(`AgentOptions.${key} must be a function`);
+      this.#fields[key] = v ?? undefined;
+    }
+    this.#fields.convertToLlm ??= defaultConvertToLlm;
+    for (const key of OPTIONS) this.#fields[key] = options[key];
+    this.#fields.transport ??= "auto";
+    this.#fields.toolExecution ??= "parallel";
+    this.#fields.steeringMode = options.steeringMode === "all" ? "all" : "one-at-a-time";
+    this.#fields.followUpMode = options.followUpMode === "all" ? "all" : "one-at-a-time";
+    this.#proxy = options.proxy;
+    this.#workerOptions = options.workerOptions;
+    this.state = this.#createState(initial);
+    for (const key of [...HOOKS, ...OPTIONS, "steeringMode", "followUpMode"]) {
+      Object.defineProperty(this, key, {
+        enumerable: true,
+        get: () => this.#fields[key],
+        set: (v) => {
+          this.#fields[key] = v;
+          if (HOOKS.includes(key)) this.#post({ op: "set", key: "hooks", v: this.#hookNames() });
+          else this.#post({ op: "set", key, v });
+        },
+      });
+    }
+    this.#startWorker();
+  }
+
+  /** `undefined`: the stream function runs in the worker. */
+  get streamFunction() {
+    return undefined;
+  }
+  /** The running run's `AbortSignal` (the main thread's mirror), or `undefined` when idle. */
+  get signal() {
+    return this.#run?.controller.signal;
+  }
+  /** The Worker in use (a new one after a failure, when `worker` is a function). */
+  get worker() {
+    return this.#worker;
+  }
+
+  // ---- the state mirror ---------------------------------------------------------------------
+  #createState(initial) {
+    const self = this;
+    let tools = initial?.tools?.slice() ?? [];
+    let messages = initial?.messages?.slice() ?? [];
+    let model = initial?.model ?? DEFAULT_MODEL;
+    let thinkingLevel = initial?.thinkingLevel ?? "off";
+    const prompt = initial?.systemPrompt;
+    if (messages[0]?.role !== "system" && (prompt || tools.length > 0)) {
+      const first = { role: "system", content: prompt ?? "" };
+      if (tools.length) {
+        first.toolsAdded = tools.map((t) => {
+          const d = { name: t.name, description: t.description, parameters: JSON.parse(JSON.stringify(t.parameters)) };
+          if (t.constrainedSampling !== undefined) d.constrainedSampling = t.constrainedSampling;
+          return d;
+        });
+      }
+      first.timestamp = 0;
+      messages.unshift(first);
+    }
+    const watchers = new Set();
+    let scheduled = false;
+    const notify = () => {
+      scheduled = false;
+      for (const { watcher, sync } of watchers) if (!sync) watcher();
+    };
+    const changed = () => {
+      if (watchers.size === 0) return;
+      for (const { watcher, sync } of watchers) if (sync) watcher();
+      if (!scheduled) {
+        scheduled = true;
+        frame(notify);
+      }
+    };
+    let exposed = false;
+    const state = {
+      get systemPrompt() {
+        return systemPromptOf(messages);
+      },
+      get model() {
+        return model;
+      },
+      set model(v) {
+        model = v;
+        self.#post({ op: "set", key: "model", v });
+        changed();
+      },
+      get thinkingLevel() {
+        return thinkingLevel;
+      },
+      set thinkingLevel(v) {
+        thinkingLevel = v;
+        self.#post({ op: "set", key: "thinkingLevel", v });
+        changed();
+      },
+      get tools() {
+        return tools;
+      },
+      set tools(next) {
+        tools = next.slice();
+        self.#post({ op: "set", key: "tools", v: tools.map(declaration) });
+        changed();
+      },
+      get messages() {
+        exposed = true;
+        return messages;
+      },
+      set messages(next) {
+        messages = next.slice();
+        exposed = false;
+        self.#syncMessages();
+        changed();
+      },
+      isStreaming: false,
+      streamingMessage: undefined,
+      pendingToolCalls: new Set(),
+      errorMessage: undefined,
+    };
+    let snapshot, source, length = -1, last, frozen, systemPrompt = "";
+    this.#internals = {
+      changed,
+      messages: () => messages,
+      exposed: () => exposed,
+      setModel(m, level) {
+        model = m;
+        thinkingLevel = level;
+      },
+      snapshot() {
+        const tail = messages[messages.length - 1];
+        const moved = source !== messages || length !== messages.length || last !== tail;
+        const s = snapshot;
+        if (s !== undefined && !moved && s.model === model && s.thinkingLevel === thinkingLevel && s.tools === tools &&
+          s.isStreaming === state.isStreaming && s.streamingMessage === state.streamingMessage &&
+          s.pendingToolCalls === state.pendingToolCalls && s.errorMessage === state.errorMessage) {
+          return s;
+        }
+        if (moved) {
+          frozen = Object.freeze(messages.slice());
+          source = messages;
+          length = messages.length;
+          last = tail;
+          systemPrompt = systemPromptOf(messages);
+        }
+        snapshot = Object.freeze({
+          systemPrompt, model, thinkingLevel, tools, messages: frozen, isStreaming: state.isStreaming,
+          streamingMessage: state.streamingMessage, pendingToolCalls: state.pendingToolCalls, errorMessage: state.errorMessage,
+        });
+        return snapshot;
+      },
+      watch(watcher, sync) {
+        const entry = { watcher, sync };
+        watchers.add(entry);
+        return () => watchers.delete(entry);
+      },
+    };
+    return state;
+  }
+
+  /** A frozen view of the state that keeps its identity until the state changes (see `Agent.getSnapshot`). */
+  getSnapshot() {
+    return this.#internals.snapshot();
+  }
+  subscribeState(listener, options) {
+    if (typeof listener !== "function") throw new TypeError("subscribeState(listener): listener must be a function");
+    return this.#internals.watch(listener, options?.coalesce === false);
+  }
+  subscribe(listener) {
+    if (typeof listener !== "function") throw new TypeError("subscribe(listener): listener must be a function");
+    const entry = { listener };
+    this.#listeners.add(entry);
+    this.#only = this.#listeners.size === 1 ? listener : undefined;
+    return () => {
+      this.#listeners.delete(entry);
+      const [first] = this.#listeners;
+      this.#only = this.#listeners.size === 1 ? first.listener : undefined;
+    };
+  }
+
+  // ---- the worker ---------------------------------------------------------------------------
+  #hookNames() {
+    return HOOKS.filter((k) => typeof this.#fields[k] === "function" && !(k === "convertToLlm" && this.#fields[k] === defaultConvertToLlm));
+  }
+  #startWorker() {
+    let w = this.#worker;
+    const gen = ++this.#gen;
+    try {
+      if (!w) w = this.#factory();
+      this.#worker = w;
+    } catch (e) {
+      this.#worker = undefined;
+      this.#dead = e;
+      return;
+    }
+    this.#dead = undefined;
+    this.#outbox = [];
+    const alive = () => this.#worker === w && this.#gen === gen;
+    w.addEventListener("message", (event) => {
+      if (!alive()) return;
+      const msg = event.data?.[TAG];
+      if (msg?.op === "hello" && this.#outbox) {
+        const out = this.#outbox;
+        this.#outbox = undefined;
+        for (const m of out) this.#postTo(w, m);
+      } else if (msg) this.#receive(msg);
+    });
+    w.addEventListener("error", (event) => {
+      if (!alive()) return;
+      event.preventDefault?.();
+      this.#fail(new Error(`pi-agent-wasm: the agent's worker failed: ${event.message || "it could not be loaded"}`));
+    });
+    w.addEventListener("messageerror", () => alive() && this.#fail(new Error("pi-agent-wasm: a message from the agent's worker could not be read")));
+    const messages = this.#internals.messages();
+    this.#synced = { array: messages, length: messages.length, last: messages[messages.length - 1] };
+    const options = {};
+    for (const key of OPTIONS) if (this.#fields[key] !== undefined) options[key] = this.#fields[key];
+    options.steeringMode = this.#fields.steeringMode;
+    options.followUpMode = this.#fields.followUpMode;
+    this.#postTo(w, {
+      op: "init",
+      config: {
+        state: {
+          model: this.state.model,
+          thinkingLevel: this.state.thinkingLevel,
+          tools: this.state.tools.map(declaration),
+          messages: messages.map((m) => this.#refs.enc(m)),
+        },
+        hooks: this.#hookNames(),
+        options,
+        proxy: this.#proxy,
+        workerOptions: this.#workerOptions,
+      },
+    });
+  }
+  #dead;
+  // Until the worker says it listens (a module worker whose imports await misses earlier messages).
+  #outbox;
+  #postTo(w, msg) {
+    if (this.#outbox) {
+      this.#outbox.push(msg);
+      return;
+    }
+    try {
+      w.postMessage({ [TAG]: msg });
+    } catch (e) {
+      if (e?.name !== "DataCloneError") throw e;
+      w.postMessage({ [TAG]: cloneSafe(msg) });
+    }
+  }
+  #post(msg) {
+    if (this.#worker && !this.#dead) this.#postTo(this.#worker, msg);
+  }
+  /** Ends the worker; a running run ends as a failed one. The next run starts a fresh worker (with a factory). */
+  terminate() {
+    this.#fail(new Error("pi-agent-wasm: the agent's worker was terminated"));
+  }
+  #fail(error) {
+    const w = this.#worker;
+    this.#worker = undefined;
+    this.#dead = error;
+    this.#gen++;
+    try {
+      w?.terminate?.();
+    } catch {}
+    for (const c of this.#calls.values()) c.abort(error);
+    this.#calls.clear();
+    const run = this.#run;
+    if (!run) return;
+    // Queued events from the dead worker are delivered first, then the failure, as a failed run in the page ends.
+    // In place: a running #pump holds this array.
+    const rest = this.#queue.slice(this.#qi).filter((item) => !item.call);
+    this.#queue.length = 0;
+    this.#queue.push(...rest);
+    this.#qi = 0;
+    const m = this.state.model;
+    const failure = {
+      role: "assistant", content: [{ type: "text", text: "" }], api: m.api, provider: m.provider, model: m.id,
+      usage: EMPTY_USAGE, stopReason: run.controller.signal.aborted ? "aborted" : "error",
+      errorMessage: error.message, timestamp: Date.now(),
+    };
+    const queuedEnd = this.#queue.some((e) => e.event?.type === "agent_end" || (Array.isArray(e.item) && e.item[1]?.[1] === "agent_end"));
+    if (!run.ended && !queuedEnd) {
+      this.#queue.push({ event: { type: "message_start", message: failure } }, { event: { type: "message_end", message: failure } },
+        { event: { type: "turn_end", message: failure, toolResults: [] } }, { event: { type: "agent_end", messages: [failure] } });
+    }
+    this.#queue.push({ done: { id: run.id, ok: true } });
+    if (!this.#busy) this.#pump();
+  }
+
+  // ---- messages from the worker -------------------------------------------------------------
+  #receive(msg) {
+    switch (msg.op) {
+      case "ev":
+        this.#queue.push({ events: msg.events, i: 0, j: 0 });
+        break;
+      case "done":
+        this.#queue.push({ done: msg });
+        break;
+      case "call":
+        this.#queue.push({ call: msg });
+        break;
+      case "abortCall":
+        this.#calls.get(msg.id)?.abort(msg.reason);
+        return;
+      case "fatal":
+        this.#fail(unpackError(msg.error) ?? new Error("pi-agent-wasm: the agent's worker failed"));
+        return;
+      default:
+        return;
+    }
+    if (!this.#busy) this.#pump();
+  }
+  #pump() {
+    const q = this.#queue;
+    while (this.#qi < q.length) {
+      const entry = q[this.#qi];
+      let pending;
+      try {
+        pending = this.#process(entry);
+      } catch (e) {
+        report(e);
+      }
+      // A batch is done when its cursor is at its end (it resumes there after a listener's promise).
+      if (!entry.events || entry.i >= entry.events.length) this.#qi++;
+      if (pending) {
+        this.#busy = true;
+        pending.then(() => {
+          this.#busy = false;
+          this.#pump();
+        });
+        return;
+      }
+    }
+    q.length = 0;
+    this.#qi = 0;
+  }
+  #process(entry) {
+    if (entry.call) return void this.#call(entry.call);
+    if (entry.done) return void this.#finish(entry.done);
+    if (entry.event) return this.#deliver(entry.event);
+    const events = entry.events;
+    while (entry.i < events.length) {
+      const item = events[entry.i];
+      let event;
+      if (typeof item[0] === "number") {
+        // A run of text or thinking deltas: [code, contentIndex, their text, length, length, …] (see worker-host.js).
+        const [code, ci, text] = item;
+        let j = entry.j || 3;
+        let off = entry.off || 0;
+        while (j < item.length) {
+          const end = off + item[j++];
+          const delta = this.#deltaEvent(code, ci, text.slice(off, end));
+          off = end;
+          if (!delta) continue;
+          const pending = this.#deliver(delta);
+          if (pending) {
+            if (j < item.length) {
+              entry.j = j;
+              entry.off = off;
+            } else {
+              entry.i++;
+              entry.j = entry.off = 0;
+            }
+            return pending;
+          }
+        }
+        entry.i++;
+        entry.j = entry.off = 0;
+        continue;
+      } else {
+        entry.i++;
+        event = this.#decode(item);
+      }
+      if (!event) continue;
+      const pending = this.#deliver(event);
+      if (pending) return pending;
+    }
+  }
+  #deliver(event) {
+    this.#reduce(event);
+    this.#internals.changed();
+    return this.#dispatch(event);
+  }
+  #deltaEvent(code, ci, delta) {
+    const P = this.#partial;
+    if (!P) return;
+    const block = P.content[ci];
+    const type = code === 1 || code === 3 ? "text_delta" : "thinking_delta";
+    if (code === 1) block.text += delta;
+    else if (code === 2) block.thinking += delta;
+    return { type: "message_update", assistantMessageEvent: { type, contentIndex: ci, delta, partial: P }, message: { ...P } };
+  }
+  #decode(item) {
+    const refs = this.#refs;
+    if (!Array.isArray(item)) {
+      if (item.s) {
+        this.#internals.setModel(item.s[0], item.s[1]);
+        return;
+      }
+      return this.#decodeUpdate(item);
+    }
+    const event = {};
+    for (let i = 0; i < item.length; i += 2) {
+      const packed = item[i + 1];
+      event[item[i]] = packed[0] === "a" ? packed[1].map((x) => refs.dec(x)) : this.#dec(packed);
+    }
+    if (event.type === "message_start") this.#partial = { ...event.message };
+    else if (event.type === "message_end") this.#partial = undefined;
+    return event;
+  }
+  /** A reference, or `["P", id, …changes]`: the streamed partial is the final message. */
+  #dec(packed) {
+    if (packed[0] !== "P") return this.#refs.dec(packed);
+    const P = this.#partial;
+    if (!P) return undefined;
+    this.#apply(P, packed[2], packed[3], packed[4]);
+    this.#refs.ids.set(P, packed[1]);
+    this.#refs.objects.set(packed[1], P);
+    return P;
+  }
+  #apply(P, t, n, o) {
+    for (let i = 0; i < t.length; i += 2) P[t[i]] = t[i + 1];
+    const content = P.content;
+    for (const block of n) content.push(block);
+    for (let i = 0; i < o.length; i += 4) {
+      const block = content[o[i]];
+      const key = o[i + 1];
+      const kind = o[i + 2];
+      if (kind === 1) block[key] += o[i + 3];
+      else if (kind === 0) block[key] = o[i + 3];
+      else if (kind === 3) delete block[key];
+      else block[key] = patch(block[key], o[i + 3]);
+    }
+  }
+  #decodeUpdate({ t, n, o, e }) {
+    let P = this.#partial;
+    if (!P) return;
+    // Flags of a new partial object / content array first (see worker-host.js), then the changes.
+    for (let i = 0; i < e.length; i += 3) {
+      if (e[i + 1] !== 1) continue;
+      if (e[i + 2] & 1) P = this.#partial = { ...P };
+      if (e[i + 2] & 2) P.content = P.content.slice();
+    }
+    this.#apply(P, t, n, o);
+    const content = P.content;
+    const ame = {};
+    for (let i = 0; i < e.length; i += 3) {
+      const key = e[i];
+      const kind = e[i + 1];
+      let v = e[i + 2];
+      if (kind === 1) v = P;
+      else if (kind === 2) {
+        const block = content[ame.contentIndex];
+        v = block?.type === "thinking" ? block.thinking : block?.text;
+      } else if (kind === 3) v = content[ame.contentIndex];
+      else if (kind === 4) v = this.#dec(v);
+      ame[key] = v;
+    }
+    return { type: "message_update", assistantMessageEvent: ame, message: { ...P } };
+  }
+  #reduce(event) {
+    const state = this.state;
+    switch (event.type) {
+      case "message_start":
+        state.streamingMessage = event.message;
+        this.#dequeue(event.message);
+        break;
+      case "message_update":
+        state.streamingMessage = event.message;
+        break;
+      case "message_end": {
+        state.streamingMessage = undefined;
+        const messages = this.#internals.messages();
+        messages.push(event.message);
+        const s = this.#synced;
+        if (s.array === messages && s.length === messages.length - 1) {
+          s.length++;
+          s.last = event.message;
+        }
+        break;
+      }
+      case "tool_execution_start":
+        state.pendingToolCalls = new Set(state.pendingToolCalls).add(event.toolCallId);
+        break;
+      case "tool_execution_end": {
+        const next = new Set(state.pendingToolCalls);
+        next.delete(event.toolCallId);
+        state.pendingToolCalls = next;
+        break;
+      }
+      case "turn_end":
+        if (event.message?.role === "assistant" && event.message.errorMessage) state.errorMessage = event.message.errorMessage;
+        break;
+      case "agent_end":
+        state.streamingMessage = undefined;
+        if (this.#run) this.#run.ended = true;
+        break;
+    }
+  }
+  #dequeue(message) {
+    for (const queue of [this.#steering, this.#followUp]) {
+      const i = queue.indexOf(message);
+      if (i >= 0) {
+        queue.splice(i, 1);
+        return;
+      }
+    }
+  }
+  /** Calls the listeners in order; a promise when one returned a promise (the rest wait for it). */
+  #dispatch(event) {
+    const listeners = this.#listeners;
+    if (listeners.size === 0) return;
+    const signal = this.#run?.signal;
+    const only = this.#only;
+    if (only !== undefined) {
+      let out;
+      try {
+        out = only(event, signal);
+      } catch (e) {
+        report(e);
+        return;
+      }
+      if (isThenable(out)) return Promise.resolve(out).then(undefined, report);
+      return;
+    }
+    const it = listeners.values();
+    const next = () => {
+      for (let r = it.next(); !r.done; r = it.next()) {
+        let out;
+        try {
+          out = r.value.listener(event, signal);
+        } catch (e) {
+          report(e);
+          continue;
+        }
+        if (isThenable(out)) return Promise.resolve(out).then(next, (e) => (report(e), next()));
+      }
+    };
+    return next();
+  }
+  #finish(done) {
+    const run = this.#run;
+    if (!run || run.id !== done.id) return;
+    this.#run = undefined;
+    const state = this.state;
+    state.isStreaming = false;
+    state.streamingMessage = undefined;
+    state.pendingToolCalls = new Set();
+    this.#partial = undefined;
+    this.#internals.changed();
+    if (done.ok) run.resolve();
+    else run.reject(unpackError(done.error));
+    run.idle();
+  }
+  #call({ id, fn, a, s }) {
+    const controller = new AbortController();
+    this.#calls.set(id, controller);
+    const reply = (msg) => {
+      if (!this.#calls.has(id)) return;
+      this.#calls.delete(id);
+      this.#post(msg);
+    };
+    let out;
+    try {
+      const args = unpack(a, this.#refs, (name) => this.state.tools.find((t) => t.name === name) ?? { name });
+      if (fn.startsWith("tool:")) {
+        const name = fn.slice(5);
+        const tool = this.state.tools.find((t) => t?.name === name);
+        if (typeof tool?.execute !== "function") throw new Error(`Tool ${name} not found`);
+        const onUpdate = (partial) => {
+          if (this.#calls.has(id)) this.#post({ op: "update", id, v: this.#refs.enc(partial) });
+        };
+        out = tool.execute(args[0], args[1], controller.signal, onUpdate);
+      } else {
+        const hook = this.#fields[fn];
+        if (typeof hook !== "function") throw new TypeError(`AgentOptions.${fn} is no longer set`);
+        out = s ? hook.call(this, ...args, controller.signal) : hook.call(this, ...args);
+      }
+    } catch (e) {
+      reply({ op: "ret", id, ok: false, error: packError(e) });
+      return;
+    }
+    Promise.resolve(out).then(
+      (v) => {
+        try {
+          if (fn.startsWith("tool:") && v !== null && typeof v === "object") {
+            // The result, its content and details keep their identity when they come back in events.
+            const refs = this.#refs;
+            const content = refs.enc(v.content);
+            const details = refs.enc(v.details);
+            reply({ op: "ret", id, ok: true, tr: [content, details, refs.enc(v)] });
+          } else reply({ op: "ret", id, ok: true, v: pack(v, this.#refs) });
+        } catch (e) {
+          reply({ op: "ret", id, ok: false, error: packError(e) });
+        }
+      },
+      (e) => reply({ op: "ret", id, ok: false, error: packError(e) }),
+    );
+  }
+
+  // ---- runs ---------------------------------------------------------------------------------
+  #syncMessages() {
+    const messages = this.#internals.messages();
+    this.#synced = { array: messages, length: messages.length, last: messages[messages.length - 1], copy: undefined };
+    this.#post({ op: "set", key: "messages", v: messages.map((m) => this.#refs.enc(m)) });
+    if (this.#internals.exposed()) this.#synced.copy = messages.slice();
+  }
+  /** Edits of `state.messages` in place since the last sync reach the worker before a run. */
+  #syncBeforeRun() {
+    const messages = this.#internals.messages();
+    const s = this.#synced;
+    let same = s.array === messages && s.length === messages.length && s.last === messages[messages.length - 1];
+    if (same && this.#internals.exposed()) {
+      const copy = s.copy;
+      same = copy !== undefined && copy.length === messages.length && messages.every((m, i) => copy[i] === m);
+    }
+    if (!same) this.#syncMessages();
+    else if (this.#internals.exposed()) s.copy = messages.slice();
+  }
+  #start(kind, input) {
+    if (!this.#worker && this.#factory) this.#startWorker();
+    const controller = new AbortController();
+    let resolve, reject, idle;
+    const promise = new Promise((res, rej) => ((resolve = res), (reject = rej)));
+    const idlePromise = new Promise((res) => (idle = res));
+    const id = ++this.#runId;
+    this.#run = { id, controller, signal: controller.signal, resolve, reject, idle, idlePromise };
+    const state = this.state;
+    state.isStreaming = true;
+    state.streamingMessage = undefined;
+    state.errorMessage = undefined;
+    this.#internals.changed();
+    if (this.#dead || !this.#worker) {
+      this.#fail(this.#dead ?? new Error("pi-agent-wasm: the agent's worker is not running"));
+      return promise;
+    }
+    this.#syncBeforeRun();
+    this.#post({ op: "run", id, kind, input: pack(input, this.#refs) });
+    return promise;
+  }
+  prompt(input, images) {
+    if (this.#run) return Promise.reject(new Error(ALREADY_PROMPTING));
+    return this.#start("prompt", images === undefined ? [input] : [input, images]);
+  }
+  continue() {
+    if (this.#run) return Promise.reject(new Error(ALREADY_CONTINUING));
+    return this.#start("continue", []);
+  }
+  abort() {
+    const run = this.#run;
+    if (!run) return;
+    run.controller.abort();
+    this.#post({ op: "abort" });
+  }
+  waitForIdle() {
+    return this.#run?.idlePromise ?? Promise.resolve();
+  }
+  reset() {
+    if (this.#run) throw new Error(ALREADY_RESETTING);
+    // The transcript's system messages replayed into one baseline, as the in-page reset does; the worker gets
+    // the same object (state.messages posts it) and empties its queues.
+    const baseline = currentSystemMessage(this.#internals.messages());
+    this.state.messages = baseline ? [baseline] : [];
+    this.#post({ op: "clear", which: "clearAllQueues" });
+    this.#steering = [];
+    this.#followUp = [];
+    const state = this.state;
+    state.isStreaming = false;
+    state.streamingMessage = undefined;
+    state.pendingToolCalls = new Set();
+    state.errorMessage = undefined;
+    this.#internals.changed();
+  }
+
+  // ---- queues -------------------------------------------------------------------------------
+  steer(message) {
+    this.#steering.push(message);
+    this.#post({ op: "steer", m: this.#refs.enc(message) });
+  }
+  followUp(message) {
+    this.#followUp.push(message);
+    this.#post({ op: "followUp", m: this.#refs.enc(message) });
+  }
+  clearSteeringQueue() {
+    this.#steering = [];
+    this.#post({ op: "clear", which: "clearSteeringQueue" });
+  }
+  clearFollowUpQueue() {
+    this.#followUp = [];
+    this.#post({ op: "clear", which: "clearFollowUpQueue" });
+  }
+  clearAllQueues() {
+    this.clearSteeringQueue();
+    this.clearFollowUpQueue();
+  }
+  hasQueuedMessages() {
+    return this.#steering.length > 0 || this.#followUp.length > 0;
+  }
+  peekQueuedMessages() {
+    const upTo = (q) => {
+      const i = q.findIndex((m) => !m);
+      return i < 0 ? q.slice() : q.slice(0, i);
+    };
+    const steering = upTo(this.#steering);
+    return steering.length ? steering : upTo(this.#followUp);
+  }
+}
+
+/** Applies `diffValue` ops (worker-host.js), copying each changed container once (new identity along the changed path). */
+function patch(root, ops) {
+  const copied = new Set();
+  const own = (x) => {
+    if (copied.has(x)) return x;
+    const c = Array.isArray(x) ? x.slice() : { ...x };
+    copied.add(c);
+    return c;
+  };
+  root = own(root);
+  for (const [path, kind, v] of ops) {
+    if (path.length === 0 && kind === 0) {
+      root = v;
+      continue;
+    }
+    let at = root;
+    const end = kind === 4 ? path.length : path.length - 1;
+    for (let i = 0; i < end; i++) {
+      const child = own(at[path[i]]);
+      at[path[i]] = child;
+      at = child;
+    }
+    if (kind === 4) at.length = v;
+    else {
+      const key = path[path.length - 1];
+      if (kind === 0) at[key] = v;
+      else if (kind === 1) at[key] += v;
+      else delete at[key];
+    }
+  }
+  return root;
+}

@@ -1,0 +1,85 @@
+// The worker benchmark, run by run.mjs after the Chromium scenarios (or alone:
+// `node tests/bench/worker.mjs` with a built pkg/): main-thread CPU per text delta for S1 and S4a through
+// an Agent, with ours in the page, the reference in the page and ours in a Worker, interleaved in one
+// page. The main thread's CPU time is Chromium's TaskDuration (threadTicks) between two marks around
+// `prompt()`: the worker's thread is not counted; the main thread's message handling, event rebuilding
+// and listeners are. The WorkerAgent is made and its worker started once per scenario, then reused (reset).
+import { chromium } from "playwright-core";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium.mjs";
+
+const IMPLS = ["worker", "ours", "reference"];
+export const WORKER_JOBS = [
+  { id: "S1", params: { deltas: 20_000, size: 50 }, divisor: 20_000, label: "S1 through an Agent: 20,000 text deltas × 50 chars, listener reads event.message" },
+  { id: "S4a", params: { variant: "s4a" }, warmParams: { variant: "s4a-warm" }, divisor: 20_000, label: "S4a through an Agent: streamProxy, 20,000 text deltas from 127.0.0.1, listener reads event.message" },
+];
+
+export async function workerBench(base, { runs = 7, warm = 3, log = () => {} } = {}) {
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Performance.enable", { timeDomain: "threadTicks" });
+    let marks = {};
+    await page.exposeBinding("__benchMark", async (_source, label) => {
+      const { metrics } = await cdp.send("Performance.getMetrics");
+      marks[label] = metrics.find((m) => m.name === "TaskDuration").value;
+    });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e));
+    await page.goto(`${base}/bench/worker-page.html`);
+    await page.waitForFunction(() => window.benchReady === true, undefined, { timeout: 60_000 });
+    const rows = [];
+    for (const job of WORKER_JOBS) {
+      await page.evaluate((p) => window.bench.prepare(p), job.params);
+      const once = async (impl, params) => {
+        marks = {};
+        const check = await page.evaluate(([i, s, p]) => window.bench.run(i, s, p), [impl, job.id, params]);
+        return { cpu: marks.end - marks.start, check };
+      };
+      for (let w = 0; w < warm; w++) for (const impl of IMPLS) await once(impl, job.warmParams ?? job.params);
+      const samples = { worker: [], ours: [], reference: [] };
+      const checks = {};
+      for (let r = 0; r < runs; r++) {
+        const order = r % 2 === 0 ? IMPLS : [...IMPLS].reverse();
+        for (const impl of order) {
+          const { cpu, check } = await once(impl, job.params);
+          samples[impl].push(cpu);
+          checks[impl] = check;
+        }
+      }
+      const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+      const perDelta = Object.fromEntries(IMPLS.map((i) => [i, (med(samples[i]) / job.divisor) * 1e6]));
+      rows.push({ job, samples, checks, perDelta });
+      log(`worker ${job.id}: µs of main-thread CPU per delta: worker ${perDelta.worker.toFixed(2)}, ours in page ${perDelta.ours.toFixed(2)}, reference ${perDelta.reference.toFixed(2)} (worker/reference ${(perDelta.worker / perDelta.reference).toFixed(3)})`);
+    }
+    if (errors.length) throw errors[0];
+    return { rows, version: browser.version(), markdown: render(rows) };
+  } finally {
+    await browser.close();
+  }
+}
+
+function render(rows) {
+  const L = [
+    "| scenario (Chromium, main thread only) | ours in a Worker | ours in the page | reference in the page | Worker / reference | page / reference |",
+    "|---|---:|---:|---:|---:|---:|",
+  ];
+  for (const { job, perDelta: p } of rows) {
+    L.push(`| ${job.label} | ${p.worker.toFixed(2)} µs | ${p.ours.toFixed(2)} µs | ${p.reference.toFixed(2)} µs | ${(p.worker / p.reference).toFixed(3)} | ${(p.ours / p.reference).toFixed(2)} |`);
+  }
+  return L.join("\n");
+}
+
+// Alone: snapshot pkg/, bundle the reference, start the bench server, run, print.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { bundleReference, snapshotPkg, startServer } = await import("./setup.mjs");
+  const pkg = snapshotPkg("pkg-worker");
+  const server = await startServer(pkg.dir, await bundleReference());
+  try {
+    const out = await workerBench(server.base, { log: (l) => process.stderr.write(l + "\n") });
+    console.log(out.markdown);
+    for (const { job, checks } of out.rows) console.log(job.id, JSON.stringify(checks));
+  } finally {
+    server.close();
+  }
+}
