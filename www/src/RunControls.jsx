@@ -9,6 +9,15 @@ export function useDurable(durable) {
 
 export function RunControls({ durable, status }) {
 	const fileRef = useRef(null);
+	if (status.mode === "off") {
+		return (
+			<span className="run-controls" data-testid="run-controls">
+				<span className="badge" data-testid="session-status" data-role="off" title="Sessions and run logs wrap the agent's stream function, which runs in the Worker">
+					Not saved across reloads in a Worker
+				</span>
+			</span>
+		);
+	}
 	const label =
 		status.mode === "replay"
 			? { playing: "Replaying a recorded run…", done: "Replay finished", diverged: "Replay diverged", failed: "Replay failed" }[status.replay] ?? "Replay"

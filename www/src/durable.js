@@ -4,6 +4,7 @@
 // talking to the model.
 import { attachSession } from "pi-agent-wasm/session";
 import { createRecorder, createReplay } from "pi-agent-wasm/replay";
+import { runsInWorker } from "./workerMode.jsx";
 
 const SESSION_ID = "demo-chat";
 const REPLAY_KEY = "pi-agent-wasm-demo:replay-log";
@@ -39,6 +40,12 @@ export function createDurable(chat) {
 }
 
 function makeDurable(chat) {
+	// The session and the recorder wrap the agent's stream function and hooks, which a WorkerAgent keeps in its
+	// worker: with the agent in a Worker the demo keeps no session (the header says so).
+	if (runsInWorker()) {
+		const status = createStore({ mode: "off", role: "off", error: null, replay: null });
+		return { status, start: () => () => {}, exportRun() {}, async openReplay() {}, exitReplay() {} };
+	}
 	const status = createStore({ mode: replayMode() ? "replay" : "live", role: "starting", error: null, replay: null });
 	const recorder = status.get().mode === "live" ? createRecorder() : null;
 	recorder?.attach(chat.agent);
