@@ -229,7 +229,7 @@ impl Run {
             return Ok(Array::new());
         };
         let config = self.config();
-        let value = call::call(f, &config, &[]).await?;
+        let value = call::call_until_abort(f, &config, &[], &self.signal).await?;
         if value.is_truthy() {
             glue::to_array(&value)
         } else {
@@ -342,12 +342,7 @@ fn resolve_stream_fn(stream_fn: JsValue) -> Result<Function, JsValue> {
 pub fn fail_stream(stream: &JsValue, config: &JsValue, error: &JsValue, aborted: bool) {
     let model = view::field(config, |c| c.model()).unwrap_or(JsValue::UNDEFINED);
     let stream: &EventStreamHandle = stream.unchecked_ref();
-    let failure = failure_message(&model, error, aborted)
-        .or_else(|e| failure_message(&JsValue::UNDEFINED, &e, aborted))
-        .unwrap_or_else(|_| {
-            let text = JsValue::from_str(UNDESCRIBED);
-            failure_message(&JsValue::UNDEFINED, &text, aborted).unwrap_or(text)
-        });
+    let failure = failure_message(&model, error, aborted);
     stream.push(&glue::ev_message_start(&failure));
     stream.push(&glue::ev_message_end(&failure));
     stream.push(&glue::ev_turn_end(&failure, &Array::new()));
@@ -357,25 +352,24 @@ pub fn fail_stream(stream: &JsValue, config: &JsValue, error: &JsValue, aborted:
 }
 
 /// The text of a failure whose error could not even be turned into a string.
-pub const UNDESCRIBED: &str = "Unknown error (converting the thrown value to a string threw too)";
+pub const UNDESCRIBED: &str = msg::UNCONVERTIBLE;
 
-/// The assistant message that records a failed run (`handleRunFailure`). Fails
-/// when the error cannot be turned into text (its `toString` throws) or the
-/// model's fields cannot be read, as in the reference.
-pub fn failure_message(
-    model: &JsValue,
-    error: &JsValue,
-    aborted: bool,
-) -> Result<JsValue, JsValue> {
+/// The assistant message that records a failed run (`handleRunFailure`). Never
+/// fails, so a failed run always gets its closing events: an error that cannot
+/// be turned into text (its `toString` or `message` throws) reads as
+/// [`msg::UNCONVERTIBLE`], and a model whose fields cannot be read is left out
+/// (1.4.0 throws from its failure handler there, and the run ends without
+/// `agent_end`).
+pub fn failure_message(model: &JsValue, error: &JsValue, aborted: bool) -> JsValue {
+    let text = errors::describe(error);
+    let reason = if aborted { "aborted" } else { "error" };
+    let usage = crate::agent::empty_usage();
     let model = if view::is_object(model) {
         model.clone()
     } else {
         js_sys::Object::new().into()
     };
-    glue::failure_message(
-        &model,
-        if aborted { "aborted" } else { "error" },
-        &errors::err_text(error)?,
-        &crate::agent::empty_usage(),
-    )
+    glue::failure_message(&model, reason, &text, &usage).unwrap_or_else(|_| {
+        glue::failure_message(&js_sys::Object::new().into(), reason, &text, &usage).unwrap_or(text)
+    })
 }

@@ -59,9 +59,10 @@ pub async fn stream_assistant_response(
     } else {
         let mut messages: JsValue = messages.into();
         if let Some(f) = &hooks.transform_context {
-            messages = call::call(f, &config, &[&messages, &run.signal]).await?;
+            messages =
+                call::call_until_abort(f, &config, &[&messages, &run.signal], &run.signal).await?;
         }
-        call::call(&hooks.convert_to_llm, &config, &[&messages]).await?
+        call::call_until_abort(&hooks.convert_to_llm, &config, &[&messages], &run.signal).await?
     };
     let llm_context = js_sys::Object::new();
     js_sys::Reflect::set(&llm_context, &JsValue::from_str("messages"), &llm_messages)?;
@@ -70,15 +71,16 @@ pub async fn stream_assistant_response(
     let api_key = match &hooks.get_api_key {
         Some(f) => {
             let provider = view::field(&model, |m| m.provider())?;
-            call::call(f, &config, &[&provider]).await?
+            call::call_until_abort(f, &config, &[&provider], &run.signal).await?
         }
         None => JsValue::UNDEFINED,
     };
     let options = request_options(&config, &api_key, &run.signal)?;
-    let response = call::call(
+    let response = call::call_until_abort(
         stream_fn,
         &JsValue::UNDEFINED,
         &[&model, &llm_context.into(), &options],
+        &run.signal,
     )
     .await?;
 

@@ -116,8 +116,10 @@ pub fn settle(value: JsValue) -> Settling {
 }
 
 /// Like [`settle`], for a value whose outcome is moot once `signal` aborts: a
-/// promise still pending one macrotask after the abort settles as `undefined`
-/// (glue.js `watchSettleUntilAbort`).
+/// promise still pending two macrotasks after the abort settles as an
+/// `Operation aborted` error, and what it settles to later is dropped
+/// (glue.js `watchSettleUntilAbort`). An abandoned call thus reads as a call
+/// that rejected on the abort, which the loop already handles.
 pub fn settle_until_abort(value: JsValue, signal: &JsValue) -> Settling {
     let id = begin();
     let outcome = watch_settle_until_abort(&value, id, signal);
