@@ -71,9 +71,11 @@ async function soakNode() {
 		}
 		return { heap: process.memoryUsage().heapUsed, wasm: wasmMemoryBytes() };
 	};
-	const t0 = performance.now();
-	const result = await runSoak(pkg, { prompts: PROMPTS, sampleAt, measure, freshTools: FRESH });
-	report("Node " + process.version, result, performance.now() - t0);
+	for (const hooks of [true, false]) {
+		const t0 = performance.now();
+		const result = await runSoak(pkg, { prompts: PROMPTS, sampleAt, measure, freshTools: FRESH, hooks });
+		report(`Node ${process.version}, ${hooks ? "tool hooks" : "no hooks, a UI reading state.messages"}`, result, performance.now() - t0);
+	}
 }
 
 const MIME = { ".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/html", ".wasm": "application/wasm", ".json": "application/json" };
