@@ -1,7 +1,7 @@
 // The checks of tests/js/robust/abort-hooks.test.mjs in a form that runs in a page as well as in
 // Node (no Node imports): code ignoring the abort at every call site, thrown values that cannot
-// be turned into text, and listeners failing on `agent_end`; each on the default path and with
-// every other hook set. `runAbortChecks(pkg)` returns the failures (empty when all pass).
+// be turned into text, listeners failing on `agent_end`, and tool arguments JSON cannot carry;
+// each on the default path and with every other hook set. `runAbortChecks(pkg)` returns the failures (empty when all pass).
 
 const MODEL = { id: "m", name: "m", api: "faux", provider: "faux", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };
 const UNCONVERTIBLE = "a thrown value that cannot be converted to a string";
@@ -68,6 +68,37 @@ const THROWING = {
 	prepareNextTurn: (t) => withTool({ prepareNextTurn: t, prepareNextTurnWithContext: undefined }),
 	"synchronous streamFn": (t) => ({ streamFn: t }),
 	"listener on message_end": (t) => ({ listener: (e) => (e.type === "message_end" ? t() : undefined) }),
+};
+
+const nested = (n) => {
+	let v = 1;
+	for (let i = 0; i < n; i++) v = { a: v };
+	return v;
+};
+const errorText = (result, text) => (result?.isError === true && result.content?.[0]?.text === text ? undefined : `result ${JSON.stringify(result?.content)}`);
+/** Tool arguments JSON cannot carry: `execute` gets them as 1.4.0 does, or a clear error result. */
+const ARGUMENT_CASES = {
+	"Date, Map, typed array from prepareArguments": {
+		prepare: () => ({ d: new Date(0), m: new Map([[1, 2]]), b: new Uint8Array([1, 2]) }),
+		expect: ([p]) => (p?.d instanceof Date && p.m instanceof Map && p.m.get(1) === 2 && p.b instanceof Uint8Array && p.b[1] === 2 ? undefined : `execute got ${Object.prototype.toString.call(p?.d)}, ${Object.prototype.toString.call(p?.m)}`),
+	},
+	"undefined from prepareArguments, schema accepting anything": {
+		parameters: {},
+		prepare: () => undefined,
+		expect: (got) => (got.length === 1 && got[0] === undefined ? undefined : `execute got ${JSON.stringify(got)}`),
+	},
+	"an undefined member": {
+		prepare: () => ({ a: 1, u: undefined }),
+		expect: ([p]) => (p && "u" in p && p.u === undefined ? undefined : `execute got keys ${Object.keys(p ?? {})}`),
+	},
+	"a BigInt": { args: () => ({ n: 1n }), expect: (got, r) => (got.length ? "execute ran" : errorText(r, "Do not know how to serialize a BigInt")) },
+	"a huge array length": { args: () => ({ a: Object.assign([], { length: 2 ** 32 - 1 }) }), expect: (got, r) => (got.length ? "execute ran" : errorText(r, "Tool arguments hold an array too long to validate.")) },
+	"a function": { args: () => ({ f() {} }), expect: (got, r) => (got.length || r?.isError !== true || !/could not be cloned/.test(r.content[0].text) ? `result ${JSON.stringify(r?.content)}` : undefined) },
+	"nesting a recursive $ref cannot validate": {
+		parameters: { $id: "r", type: "object", properties: { a: { anyOf: [{ $ref: "r" }, { type: "number" }] } } },
+		args: () => nested(200),
+		expect: (got, r) => (got.length ? "execute ran" : errorText(r, "Tool arguments are nested too deeply for the schema.")),
+	},
 };
 
 /** Runs one prompt and returns what went wrong (an empty list when nothing did). */
@@ -158,6 +189,19 @@ export async function runAbortChecks(pkg) {
 		await check("a listener throws on agent_end", { listener: (e) => { if (e.type === "agent_end") throw error; } }, hooks, ({ outcome, rejected, last }) =>
 			outcome === "rejected" && rejected === error && last?.stopReason === "stop" ? [] : [`prompt() ${outcome}, last ${last?.stopReason}`],
 		);
+	}
+	for (const [name, c] of Object.entries(ARGUMENT_CASES)) {
+		for (const hooks of [false, true]) {
+			count++;
+			const got = [];
+			const tool = { ...okTool("t"), parameters: c.parameters ?? { type: "object" }, prepareArguments: c.prepare, execute: async (id, params) => (got.push(params), { content: [{ type: "text", text: "ran" }], details: {} }) };
+			if (!c.prepare) delete tool.prepareArguments;
+			const agent = new pkg.Agent({ initialState: { model: MODEL, tools: [tool] }, streamFn: stream(pkg, [[{ ...call("c1", "t"), arguments: c.args?.() ?? {} }]]), ...(hooks ? wellBehaved() : {}) });
+			await agent.prompt("go");
+			const result = agent.state.messages.find((m) => m.role === "toolResult");
+			const problem = c.expect(got, result);
+			if (problem) failures.push(`arguments: ${name} (${hooks ? "with hooks" : "default path"}): ${problem}`);
+		}
 	}
 	await macrotask();
 	if (target) target.removeEventListener("unhandledrejection", onUnhandled);
