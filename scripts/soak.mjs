@@ -71,9 +71,11 @@ async function soakNode() {
 		}
 		return { heap: process.memoryUsage().heapUsed, wasm: wasmMemoryBytes() };
 	};
-	const t0 = performance.now();
-	const result = await runSoak(pkg, { prompts: PROMPTS, sampleAt, measure, freshTools: FRESH });
-	report("Node " + process.version, result, performance.now() - t0);
+	for (const hooks of [true, false]) {
+		const t0 = performance.now();
+		const result = await runSoak(pkg, { prompts: PROMPTS, sampleAt, measure, freshTools: FRESH, hooks });
+		report(`Node ${process.version}, ${hooks ? "tool hooks" : "no hooks, a UI reading state.messages"}`, result, performance.now() - t0);
+	}
 }
 
 const MIME = { ".js": "text/javascript", ".mjs": "text/javascript", ".html": "text/html", ".wasm": "application/wasm", ".json": "application/json" };
@@ -109,10 +111,12 @@ async function soakBrowser() {
 		});
 		await page.goto(`http://127.0.0.1:${server.address().port}/robust/soak.html`);
 		await page.waitForFunction(() => window.soakReady === true);
-		const t0 = performance.now();
-		const result = await page.evaluate((o) => window.soak(o), { prompts: PROMPTS, sampleAt, freshTools: FRESH });
 		const version = browser.version();
-		report(`Chromium ${version}`, result, performance.now() - t0);
+		for (const hooks of [true, false]) {
+			const t0 = performance.now();
+			const result = await page.evaluate((o) => window.soak(o), { prompts: PROMPTS, sampleAt, freshTools: FRESH, hooks });
+			report(`Chromium ${version}, ${hooks ? "tool hooks" : "no hooks, a UI reading state.messages"}`, result, performance.now() - t0);
+		}
 	} finally {
 		await browser.close();
 		server.close();

@@ -114,6 +114,9 @@ pub struct Core {
     replay: crate::agent_loop::declare::ReplayCache,
     steering: RefCell<PendingQueue<JsValue>>,
     follow_up: RefCell<PendingQueue<JsValue>>,
+    /// The running run's `agent_end` has been handed to the listeners: whatever
+    /// fails after that, the run gets no second one.
+    ended: Cell<bool>,
     /// A run started by `continue()` from queued steering delivers nothing at
     /// its first steering poll.
     skip_initial_steering: Cell<bool>,
@@ -136,6 +139,10 @@ impl Deliver for Core {
 
     fn deliver_fn(&self) -> Function {
         agent_deliver(&self.state, &self.listeners, &self.signal())
+    }
+
+    fn ending(&self) {
+        self.mark_ended();
     }
 }
 
@@ -161,6 +168,11 @@ impl Core {
             Ok(pending) => call::settle(pending),
             Err(e) => crate::js::settle::Settling::ready(Err(e)),
         })
+    }
+
+    /// Records that the run's `agent_end` is being delivered (see `ended`).
+    pub fn mark_ended(&self) {
+        self.ended.set(true);
     }
 
     fn field(&self, name: &str) -> JsValue {
@@ -231,6 +243,7 @@ impl Agent {
             replay: Default::default(),
             steering: mode(3),
             follow_up: mode(4),
+            ended: Cell::new(false),
             skip_initial_steering: Cell::new(false),
             next_turn: RefCell::new(None),
             poll_steering: RefCell::new(None),
@@ -431,12 +444,15 @@ fn install_closures(core: &Rc<Core>) {
             };
             let signal = core.signal();
             let with_context = core.field("prepareNextTurnWithContext");
+            // Abort-aware here too, so an abandoned hook does not keep this
+            // future (and the agent) alive.
             if let Some(f) = with_context.dyn_ref::<Function>() {
-                return call::call(f, &core.fields, &[&context, &signal]).await;
+                return call::call_until_abort(f, &core.fields, &[&context, &signal], &signal)
+                    .await;
             }
             let legacy = core.field("prepareNextTurn");
             if let Some(f) = legacy.dyn_ref::<Function>() {
-                return call::call(f, &core.fields, &[&signal]).await;
+                return call::call_until_abort(f, &core.fields, &[&signal], &signal).await;
             }
             Ok(JsValue::UNDEFINED)
         }))
@@ -475,6 +491,7 @@ fn run_with_lifecycle(core: Rc<Core>, kind: RunKind) -> Promise {
         resolve,
     });
     start_run_state(&core.state);
+    core.ended.set(false);
     let signal: JsValue = controller.signal().into();
     // The context and config are taken now, as the reference does inside
     // `prompt()`, not when the run's first step is polled.
@@ -545,9 +562,13 @@ async fn execute(core: &Rc<Core>, run: PreparedRun, signal: JsValue) -> Result<(
 /// `handleRunFailure`: the failure events an ended run gets. Before them, every
 /// tool call of the last assistant message that has no result gets one (and a
 /// `tool_execution_end` if it was started), so the transcript stays valid for the
-/// next request (a deviation: 1.4.0 leaves such calls unanswered). As in the
-/// reference, a listener that throws here stops the delivery and `prompt()`
-/// rejects with its error.
+/// next request (a deviation: 1.4.0 leaves such calls unanswered).
+///
+/// Every started run gets exactly one `agent_end` (deviations from 1.4.0, which
+/// delivers a second one when a listener fails on the first, and none when a
+/// listener fails on a failure event): a run that failed while its `agent_end`
+/// was being delivered gets no failure events, and a listener that throws here
+/// does not stop the delivery. `prompt()` then rejects with the first such error.
 async fn handle_run_failure(
     core: &Rc<Core>,
     error: &JsValue,
@@ -555,26 +576,33 @@ async fn handle_run_failure(
 ) -> Result<(), JsValue> {
     // The failed run's transcript copy no longer matches what the agent records.
     drop_run_mirror(&core.state);
+    if core.ended.get() {
+        return Err(error.clone());
+    }
     let model = get(&core.state, "model");
-    let failure = agent_loop::failure_message(&model, error, aborted)?;
+    let failure = agent_loop::failure_message(&model, error, aborted);
     // Best effort: a transcript whose tool calls cannot even be read (a throwing
-    // getter) gets no answers; only a listener's error stops the delivery.
+    // getter) gets no answers.
     let messages = state_messages(&core.state);
     let unanswered = unanswered_tool_calls(&messages).unwrap_or_default();
     let pending = get(&core.state, "pendingToolCalls");
+    let mut first_error = None;
     // Each call's events are made just before they are delivered (whether its
     // `tool_execution_end` is due depends on what listeners did before).
     for i in 0..=unanswered.length() {
         let events = if i < unanswered.length() {
             unanswered_events(&unanswered.get(i), &failure, &pending)
         } else {
+            core.mark_ended();
             failure_events(&failure)
         };
         for event in events.iter() {
-            core.process_event(event).await?;
+            if let Err(e) = core.process_event(event).await {
+                first_error.get_or_insert(e);
+            }
         }
     }
-    Ok(())
+    first_error.map_or(Ok(()), Err)
 }
 
 fn finish_run(core: &Core) {

@@ -66,6 +66,8 @@ pub trait Deliver {
     fn start_watch(&self, event: &JsValue, slot: u32) -> Result<bool, JsValue>;
     /// A JS function doing [`start`](Self::start), for the streaming fast path.
     fn deliver_fn(&self) -> Function;
+    /// Called once, just before the run's `agent_end` is delivered.
+    fn ending(&self) {}
 }
 
 #[wasm_bindgen(module = "/src/js/glue.js")]
@@ -252,7 +254,7 @@ impl Run {
             return Ok(Array::new());
         };
         let config = self.config();
-        let value = call::call(f, &config, &[]).await?;
+        let value = call::call_until_abort(f, &config, &[], &self.signal).await?;
         if value.is_truthy() {
             values::to_array(&value)
         } else {
@@ -365,12 +367,7 @@ fn resolve_stream_fn(stream_fn: JsValue) -> Result<Function, JsValue> {
 pub fn fail_stream(stream: &JsValue, config: &JsValue, error: &JsValue, aborted: bool) {
     let model = view::field(config, |c| c.model()).unwrap_or(JsValue::UNDEFINED);
     let stream: &EventStreamHandle = stream.unchecked_ref();
-    let failure = failure_message(&model, error, aborted)
-        .or_else(|e| failure_message(&JsValue::UNDEFINED, &e, aborted))
-        .unwrap_or_else(|_| {
-            let text = JsValue::from_str(UNDESCRIBED);
-            failure_message(&JsValue::UNDEFINED, &text, aborted).unwrap_or(text)
-        });
+    let failure = failure_message(&model, error, aborted);
     stream.push(&events::ev_message_start(&failure));
     stream.push(&events::ev_message_end(&failure));
     stream.push(&events::ev_turn_end(&failure, &Array::new()));
@@ -380,25 +377,25 @@ pub fn fail_stream(stream: &JsValue, config: &JsValue, error: &JsValue, aborted:
 }
 
 /// The text of a failure whose error could not even be turned into a string.
-pub const UNDESCRIBED: &str = "Unknown error (converting the thrown value to a string threw too)";
+pub const UNDESCRIBED: &str = msg::UNCONVERTIBLE;
 
-/// The assistant message that records a failed run (`handleRunFailure`). Fails
-/// when the error cannot be turned into text (its `toString` throws) or the
-/// model's fields cannot be read, as in the reference.
-pub fn failure_message(
-    model: &JsValue,
-    error: &JsValue,
-    aborted: bool,
-) -> Result<JsValue, JsValue> {
+/// The assistant message that records a failed run (`handleRunFailure`). Never
+/// fails, so a failed run always gets its closing events: an error that cannot
+/// be turned into text (its `toString` or `message` throws) reads as
+/// [`msg::UNCONVERTIBLE`], and a model whose fields cannot be read is left out
+/// (1.4.0 throws from its failure handler there, and the run ends without
+/// `agent_end`).
+pub fn failure_message(model: &JsValue, error: &JsValue, aborted: bool) -> JsValue {
+    let text = errors::describe(error);
+    let reason = if aborted { "aborted" } else { "error" };
+    let usage = events::empty_usage();
     let model = if view::is_object(model) {
         model.clone()
     } else {
         js_sys::Object::new().into()
     };
-    events::failure_message(
-        &model,
-        if aborted { "aborted" } else { "error" },
-        &errors::err_text(error)?,
-        &events::empty_usage(),
-    )
+    events::failure_message(&model, reason, &text, &usage).unwrap_or_else(|_| {
+        events::failure_message(&js_sys::Object::new().into(), reason, &text, &usage)
+            .unwrap_or(text)
+    })
 }

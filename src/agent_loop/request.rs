@@ -13,7 +13,7 @@ use super::Run;
 use crate::js::call;
 use crate::js::events;
 use crate::js::glue;
-use crate::js::settle::settle_until_abort;
+use crate::js::settle::read_until_abort;
 use crate::js::view::{self, view};
 
 /// Reads one response's events (stream.js): update events are handled there,
@@ -76,9 +76,10 @@ pub async fn stream_assistant_response(
     } else {
         let mut messages: JsValue = messages.into();
         if let Some(f) = &hooks.transform_context {
-            messages = call::call(f, &config, &[&messages, &run.signal]).await?;
+            messages =
+                call::call_until_abort(f, &config, &[&messages, &run.signal], &run.signal).await?;
         }
-        call::call(&hooks.convert_to_llm, &config, &[&messages]).await?
+        call::call_until_abort(&hooks.convert_to_llm, &config, &[&messages], &run.signal).await?
     };
     let llm_context = js_sys::Object::new();
     js_sys::Reflect::set(&llm_context, &JsValue::from_str("messages"), &llm_messages)?;
@@ -87,15 +88,16 @@ pub async fn stream_assistant_response(
     let api_key = match &hooks.get_api_key {
         Some(f) => {
             let provider = view::field(&model, |m| m.provider())?;
-            call::call(f, &config, &[&provider]).await?
+            call::call_until_abort(f, &config, &[&provider], &run.signal).await?
         }
         None => JsValue::UNDEFINED,
     };
     let options = request_options(&config, &api_key, &run.signal)?;
-    let response = call::call(
+    let response = call::call_until_abort(
         stream_fn,
         &JsValue::UNDEFINED,
         &[&model, &llm_context.into(), &options],
+        &run.signal,
     )
     .await?;
 
@@ -105,9 +107,9 @@ pub async fn stream_assistant_response(
     let mut started = false;
 
     loop {
-        // A stream that ignores the abort is not waited for: one macrotask
+        // A stream that ignores the abort is not waited for: two macrotasks
         // after the abort the step settles as `undefined` (a step is a number).
-        let step = settle_until_abort(reader.step()?, &run.signal).await?;
+        let step = read_until_abort(reader.step()?, &run.signal).await?;
         let Some(step) = step.as_f64() else {
             return aborted(run, &reader, &target, started, &level).await;
         };
@@ -123,7 +125,7 @@ pub async fn stream_assistant_response(
     let pending = final_result(&response)?;
     // Always one microtask hop, as `await stream.result()` takes.
     let pending: JsValue = js_sys::Promise::resolve(&pending).into();
-    let message = settle_until_abort(pending, &run.signal).await?;
+    let message = read_until_abort(pending, &run.signal).await?;
     if message.is_undefined() && run.aborted() {
         return aborted(run, &reader, &target, started, &level).await;
     }

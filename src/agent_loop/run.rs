@@ -6,7 +6,7 @@ use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::turn::{self, Action, Idle, Stop};
-use super::{declare, request, tools, Run};
+use super::{declare, request, tools, Run, Sink};
 use crate::js::call;
 use crate::js::events;
 use crate::js::spawn::BoxFuture;
@@ -65,7 +65,8 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
             let mut prepared = Array::new();
             if let Some(turn) = &last_turn {
                 if let Some(f) = &hooks.prepare_next_turn {
-                    let update = call::call(f, &run.config(), &[turn]).await?;
+                    let update =
+                        call::call_until_abort(f, &run.config(), &[turn], &run.signal).await?;
                     if update.is_truthy() {
                         let messages = view(&update).messages()?;
                         if !messages.is_undefined() && !messages.is_null() {
@@ -96,7 +97,9 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
                     &view(&config).model()?,
                     &thinking_level(&config)?,
                 );
-                let update = call::call(f, &config, &[&request, &run.signal]).await?;
+                let update =
+                    call::call_until_abort(f, &config, &[&request, &run.signal], &run.signal)
+                        .await?;
                 if update.is_truthy() {
                     apply_update(run, &update)?;
                 }
@@ -114,7 +117,8 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
             if stop == Stop::Failed {
                 let turn = turn_context(&message, &Array::new(), &run.context(), &run.new_messages);
                 if let Some(f) = &hooks.finish_turn {
-                    call::call(f, &run.config(), &[&turn, &run.signal]).await?;
+                    call::call_until_abort(f, &run.config(), &[&turn, &run.signal], &run.signal)
+                        .await?;
                 }
                 run.emit(events::ev_turn_end(&message, &Array::new()))
                     .await?;
@@ -141,7 +145,10 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
 
             let turn = turn_context(&message, &tool_results, &run.context(), &run.new_messages);
             let decision = match &hooks.finish_turn {
-                Some(f) => call::call(f, &run.config(), &[&turn, &run.signal]).await?,
+                Some(f) => {
+                    call::call_until_abort(f, &run.config(), &[&turn, &run.signal], &run.signal)
+                        .await?
+                }
                 None => JsValue::UNDEFINED,
             };
             last_turn = Some(turn);
@@ -168,6 +175,9 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
                 Idle::ContinueOnce => false,
                 Idle::Stop => break,
             };
+    }
+    if let Sink::Deliver(sink) = &run.sink {
+        sink.ending();
     }
     run.emit(events::ev_agent_end(&run.new_messages)).await
 }

@@ -4,9 +4,11 @@
 //!
 //! Deviations from 1.4.0 (see the README), all so that no tool call is left
 //! without a result: as in 1.6.0, an aborted signal is checked before anything
-//! else and an abort no longer stops a batch half-way; running tools are always
-//! awaited, and when delivering an event fails (a listener threw), the batch
-//! still finishes every call and emits every result message before the run fails.
+//! else and an abort no longer stops a batch half-way; a tool (or tool hook)
+//! that ignores the abort is abandoned with an `Operation aborted` result
+//! instead of being waited for (see `call::call_until_abort`); and when
+//! delivering an event fails (a listener threw), the batch still finishes every
+//! call and emits every result message before the run fails.
 //!
 //! Errors follow the reference's `try` blocks: a failure inside preparation,
 //! `execute` or `afterToolCall` becomes an error result; reading the call itself
@@ -20,7 +22,7 @@ use super::{is_aborted, Run};
 use crate::js::call;
 use crate::js::errors::{self, msg};
 use crate::js::events;
-use crate::js::settle::{self, Done};
+use crate::js::settle::Done;
 use crate::js::validate;
 use crate::js::values::{self, js_string};
 use crate::js::view::{self, view};
@@ -188,8 +190,7 @@ async fn prepare_checked(
         let ctx = before_context(assistant, tool_call, &args, context);
         // Once the run is aborted the call ends with `Operation aborted` whatever
         // the hook returns, so a hook that ignores the abort is not waited for.
-        let value = call::call_sync(before, hooks.this, &[&ctx, signal])?;
-        let r = settle::settle_until_abort(value, signal).await?;
+        let r = call::call_until_abort(before, hooks.this, &[&ctx, signal], signal).await?;
         if is_aborted(signal) {
             return Ok(Preparation::Immediate(error_result(msg::OPERATION_ABORTED)));
         }
@@ -247,7 +248,12 @@ async fn execute_prepared(
         .and_then(|f| call::optional_fn(f, "tool.execute"))
     {
         Ok(Some(execute)) => match view(tool_call).id() {
-            Ok(id) => call::call(&execute, tool, &[&id, args, signal, &on_update]).await,
+            // A tool that ignores the abort is abandoned: its late result is
+            // dropped, its late updates too (the gate closes below).
+            Ok(id) => {
+                call::call_until_abort(&execute, tool, &[&id, args, signal, &on_update], signal)
+                    .await
+            }
             Err(e) => Err(e),
         },
         Ok(None) => Err(errors::type_error("tool.execute is not a function")),
@@ -288,7 +294,8 @@ async fn finalize(
     let mut is_error = executed.is_error;
     if let Some(after) = hooks.after {
         let ctx = after_context(assistant, tool_call, args, &result, &is_error, context);
-        let merged = match call::call(after, hooks.this, &[&ctx, signal]).await {
+        let merged = match call::call_until_abort(after, hooks.this, &[&ctx, signal], signal).await
+        {
             Ok(r) if r.is_truthy() => apply_after_tool_call(&result, &is_error, &r).map(Some),
             Ok(_) => Ok(None),
             Err(error) => Err(error),

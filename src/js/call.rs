@@ -8,13 +8,23 @@ use wasm_bindgen::prelude::*;
 /// result; skipping the microtask for plain values keeps per-event cost down
 /// and does not change the order of events.
 pub use super::settle::settle;
-use super::settle::Settling;
+use super::settle::{settle_until_abort, Settling};
 
 /// Calls `f` with `this` and up to three arguments (now), then settles the
-/// result; await it at once.
-pub fn call(f: &Function, this: &JsValue, args: &[&JsValue]) -> Settling {
+/// result; await it at once. For user code the run must not wait for once
+/// `signal` aborts (hooks, a tool's `execute`, the stream function): still pending two
+/// macrotasks after the abort, it settles as an `Operation aborted` error and
+/// is left to itself (see [`settle_until_abort`]). Listeners are not called
+/// this way: they are the app's own and are awaited, as in 1.4.0. A value
+/// that is not a promise is not awaited.
+pub fn call_until_abort(
+    f: &Function,
+    this: &JsValue,
+    args: &[&JsValue],
+    signal: &JsValue,
+) -> Settling {
     match call_sync(f, this, args) {
-        Ok(value) => settle(value),
+        Ok(value) => settle_until_abort(value, signal),
         Err(e) => Settling::ready(Err(e)),
     }
 }

@@ -19,6 +19,13 @@ pub fn err_text(error: &JsValue) -> Result<JsValue, JsValue> {
     super::values::err_text(error)
 }
 
+/// [`err_text`], or [`msg::UNCONVERTIBLE`] when turning `error` into text
+/// throws too (a null-prototype object, an `Error` whose `message` getter
+/// throws): a run's failure message is always made.
+pub fn describe(error: &JsValue) -> JsValue {
+    err_text(error).unwrap_or_else(|_| JsValue::from_str(msg::UNCONVERTIBLE))
+}
+
 /// The message errors the package throws, word for word as in 1.4.0.
 pub mod msg {
     pub const NO_DEFAULT_STREAM_FN: &str =
@@ -32,4 +39,6 @@ pub mod msg {
         "Agent is already processing. Wait for completion before resetting.";
     pub const NO_MESSAGES_TO_CONTINUE: &str = "No messages to continue from";
     pub const OPERATION_ABORTED: &str = "Operation aborted";
+    /// The error text of a failure whose thrown value cannot be turned into text.
+    pub const UNCONVERTIBLE: &str = "a thrown value that cannot be converted to a string";
 }

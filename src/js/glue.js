@@ -7,7 +7,7 @@
 // one call each, so that data coming from JS (messages, results, `details`)
 // is never copied through wasm memory.
 
-import { isThenable } from "./values.js";
+import { isAborted, isThenable } from "./values.js";
 import { defaultConvertToLlm, isLlmMessage } from "../agent_loop/loop.js";
 import { STATE_INTERNALS, agentProcess } from "../agent/state.js";
 
@@ -146,34 +146,56 @@ export function watchSettle(value, slot) {
 }
 
 /**
- * `watchSettle` for a `beforeToolCall` hook, whose outcome no longer matters once `signal` aborts
- * (the call ends with `Operation aborted` either way): if the hook is still pending one macrotask
- * after the abort, the slot settles with `undefined` and the hook is left to itself. 1.4.0 waits
- * forever on a hook that ignores the abort. A hook that settles on the abort (an abort listener,
- * a microtask, a zero-delay timer) settles first, as in 1.4.0.
+ * `watchSettle` for a call whose outcome no longer matters once `signal` aborts (a hook, a tool's
+ * `execute`, the stream function, a read of its stream): if it is still pending two macrotasks
+ * after the abort, the slot settles as a rejection with `Operation aborted` (with
+ * `rejectWhenAbandoned`, else as `undefined`) and the call is left to itself; what it settles
+ * to later is dropped (its rejection handled). 1.4.0 waits forever on code that ignores the abort.
+ * Code that settles on the abort (an abort listener, a microtask, a zero-delay timer) settles
+ * first, as in 1.4.0.
  */
-export function watchSettleUntilAbort(value, slot, signal) {
+export function watchSettleUntilAbort(value, slot, signal, rejectWhenAbandoned) {
   if (!isThenable(value)) return false;
   // May throw (a `then` getter): before anything can settle the slot.
   const pending = Promise.resolve(value);
   let open = true;
-  let listening = false;
+  let waiting;
   const settle = (ok, v) => {
     if (!open) return;
     open = false;
-    if (listening) signal.removeEventListener("abort", onAbort);
+    waiting?.delete(onAbort);
     settler(slot, ok, v);
   };
-  const onAbort = () => setTimeout(() => settle(true, undefined), 0);
+  // A call reads as one that rejected on the abort; a stream read as `undefined` (its reader
+  // keeps the partial message).
+  const onAbort = () => (rejectWhenAbandoned ? settle(false, new Error("Operation aborted")) : settle(true, undefined));
+  // Called after the abort: a macrotask after the call (its own zero-delay timers come first).
+  if (isAborted(signal)) setTimeout(onAbort, 0);
   // Anything but an `AbortSignal`-like object (a loop run without a signal) is never aborted.
-  listening = typeof signal?.addEventListener === "function" && !signal.aborted;
-  if (listening) signal.addEventListener("abort", onAbort, { once: true });
-  else if (signal?.aborted === true) onAbort();
+  else if (typeof signal?.addEventListener === "function") waiting = abortWaiters(signal).add(onAbort);
   pending.then(
     (v) => settle(true, v),
     (e) => settle(false, e),
   );
   return true;
+}
+
+/**
+ * Signal → the calls waiting on its abort: one `abort` listener per signal, not one per call. It
+ * abandons them two macrotasks after the abort, so that a zero-delay timer set by any abort
+ * listener (registered before or after this one) fires first.
+ */
+const ABORT_WAITERS = new WeakMap();
+function abortWaiters(signal) {
+  let waiting = ABORT_WAITERS.get(signal);
+  if (!waiting) {
+    waiting = new Set();
+    ABORT_WAITERS.set(signal, waiting);
+    const all = waiting;
+    const abandon = () => all.forEach((f) => f());
+    signal.addEventListener("abort", () => setTimeout(() => setTimeout(abandon, 0), 0), { once: true });
+  }
+  return waiting;
 }
 
 export function streamOptions(config, apiKey, identity, signal) {

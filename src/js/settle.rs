@@ -25,6 +25,7 @@ extern "C" {
         value: &JsValue,
         slot: u32,
         signal: &JsValue,
+        reject_when_abandoned: bool,
     ) -> Result<bool, JsValue>;
 }
 
@@ -116,11 +117,22 @@ pub fn settle(value: JsValue) -> Settling {
 }
 
 /// Like [`settle`], for a value whose outcome is moot once `signal` aborts: a
-/// promise still pending one macrotask after the abort settles as `undefined`
-/// (glue.js `watchSettleUntilAbort`).
+/// promise still pending two macrotasks after the abort settles as an
+/// `Operation aborted` error, and what it settles to later is dropped
+/// (glue.js `watchSettleUntilAbort`). An abandoned call thus reads as a call
+/// that rejected on the abort, which the loop already handles.
 pub fn settle_until_abort(value: JsValue, signal: &JsValue) -> Settling {
     let id = begin();
-    let outcome = watch_settle_until_abort(&value, id, signal);
+    let outcome = watch_settle_until_abort(&value, id, signal, true);
+    finish(id, outcome, value)
+}
+
+/// Like [`settle_until_abort`], for reading a stream: abandoned two
+/// macrotasks after the abort, the read settles as `undefined`, so that the
+/// request can still end with the partial message it has.
+pub fn read_until_abort(value: JsValue, signal: &JsValue) -> Settling {
+    let id = begin();
+    let outcome = watch_settle_until_abort(&value, id, signal, false);
     finish(id, outcome, value)
 }
 

@@ -1,5 +1,6 @@
 // The engine's own RegExp, number formatting and URL parser for schema
-// validation (src/js/validate.rs, json::schema::Host), and TypeBox's legacy kind check.
+// validation (src/js/validate.rs, json::schema::Host), TypeBox's legacy kind
+// check, and the tool-argument helpers of validate.rs and convert.rs.
 
 export const hasLegacyTypeBoxKind = (schema) => Object.getOwnPropertySymbols(schema).includes(Symbol.for("TypeBox.Kind"));
 
@@ -16,3 +17,12 @@ export const numberToString = (n) => String(n);
 export const stringToNumber = (s) => Number(s);
 
 export const urlCanParse = (url, base) => URL.canParse(url, base);
+
+/** `structuredClone(args)`: 1.4.0 copies tool arguments so before validating them (same errors). */
+export const cloneArguments = (args) => structuredClone(args);
+
+/** Whether `value` (an object, not an array) is a plain object: its prototype `Object.prototype` or `null`. */
+export function isPlainObject(value) {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}

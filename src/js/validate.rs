@@ -11,11 +11,14 @@ use js_sys::{Array, Function, WeakMap};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 
-use super::convert::{to_js, to_value};
+use super::convert::{to_js, to_value, to_value_exotic};
 use super::errors;
 use super::values::{self, js_string};
 use super::view::{self, view};
 use crate::json::schema::{CompiledSchema, Host, SchemaError};
+
+/// The error of arguments that hold what JSON cannot carry and that the schema would coerce.
+const UNCOERCIBLE: &str = "Tool arguments hold values JSON cannot carry (undefined, a Date, Map, Set or typed array) where the schema would coerce them.";
 
 /// Non-enumerable TypeBox markers that change coercion; copied as plain keys.
 pub const HIDDEN_SCHEMA_KEYS: &[&str] = &["~kind", "~optional", "~readonly"];
@@ -27,6 +30,9 @@ thread_local! {
 
 #[wasm_bindgen(module = "/src/js/validate.js")]
 extern "C" {
+    /// `structuredClone(args)`, as 1.4.0 copies tool arguments (same errors).
+    #[wasm_bindgen(js_name = cloneArguments, catch)]
+    fn clone_arguments(args: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = hasLegacyTypeBoxKind, catch)]
     fn has_legacy_kind(schema: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(js_name = regexTest)]
@@ -69,9 +75,19 @@ impl Host for JsHost {
 /// schema: like the compiled rules, it is taken to stay as it was.
 fn make_validator(compiled: CompiledSchema, legacy: bool) -> Function {
     let validate = move |args: JsValue| -> Result<JsValue, JsValue> {
-        let value = to_value(&args, &[]).map_err(|e| errors::error(&e.message()))?;
+        // The copy 1.4.0 makes, with its errors (a function, a symbol, a Proxy).
+        let args = clone_arguments(&args)?;
+        let (value, exotic) = to_value_exotic(&args).map_err(|e| errors::error(&e.message()))?;
+        let input = exotic.then(|| value.clone());
         match compiled.validate_arguments_with(value, legacy, &JsHost) {
-            Ok(Ok(coerced)) => Ok(to_js(&coerced)),
+            Ok(Ok(coerced)) => match input {
+                None => Ok(to_js(&coerced)),
+                // `undefined`, a `Date`, a `Map`...: the clone is what 1.4.0 hands
+                // `execute`, unless coercion would change it, which its JSON
+                // copy cannot say faithfully.
+                Some(input) if input == coerced => Ok(args),
+                Some(_) => Err(errors::error(UNCOERCIBLE)),
+            },
             Ok(Err(failure)) => Err(failure
                 .lines
                 .iter()

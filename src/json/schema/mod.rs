@@ -28,8 +28,9 @@
 //!   resolve like `$ref`;
 //! - a `null` where a sub-schema is expected does not throw;
 //! - TypeBox `Refine` checks (`'~refine'`, functions) are not applied;
-//! - recursion that uses more than 512 KiB of stack reports V8's
-//!   `Maximum call stack size exceeded` (V8 goes deeper).
+//! - recursion that uses more than 512 KiB of stack (a `$ref` cycle applied
+//!   to deep arguments) fails with "Tool arguments are nested too deeply for
+//!   the schema." (V8 goes deeper and then reports its own stack overflow).
 
 mod coerce;
 mod format;
@@ -194,8 +195,11 @@ pub(crate) fn bool_str(b: bool) -> &'static str {
     }
 }
 
+/// What validation reports when its recursion reaches the stack limit.
+pub const TOO_DEEP_FOR_SCHEMA: &str = "Tool arguments are nested too deeply for the schema.";
+
 pub(crate) fn overflow() -> SchemaError {
-    SchemaError::Compile("Maximum call stack size exceeded".into())
+    SchemaError::Compile(TOO_DEEP_FOR_SCHEMA.into())
 }
 
 /// A schema checked once (TypeBox's `Compile`), reusable for every call of a tool.

@@ -249,9 +249,7 @@ fn deep_values_do_not_overflow() {
     let r = validate_arguments(&schema, v, false);
     assert_eq!(
         r,
-        Err(SchemaError::Compile(
-            "Maximum call stack size exceeded".into()
-        ))
+        Err(SchemaError::Compile(super::TOO_DEEP_FOR_SCHEMA.into()))
     );
 }
 

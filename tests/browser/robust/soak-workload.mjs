@@ -113,16 +113,25 @@ function script(i) {
 	}
 }
 
-export async function runSoak(pkg, { prompts = 10000, sampleAt = [], measure, onSample, freshTools = false } = {}) {
+/**
+ * `hooks: false` runs the default path (no tool hooks), with a listener that reads
+ * `agent.state.messages` on every event, as a UI re-rendering the transcript does.
+ */
+export async function runSoak(pkg, { prompts = 10000, sampleAt = [], measure, onSample, freshTools = false, hooks = true } = {}) {
 	const plan = { queue: [], next() { return this.queue.length ? this.queue.shift() : [text("extra")]; } };
 	let agentRef;
 	const getAgent = () => agentRef;
 	const agent = new pkg.Agent({
 		initialState: { model: MODEL, systemPrompt: "soak", tools: makeTools("", getAgent) },
 		streamFn: streamFn(pkg, plan),
-		beforeToolCall: async () => undefined,
-		afterToolCall: async (ctx) => (ctx.toolCall.name === "echo" ? { details: { after: true } } : undefined),
+		...(hooks
+			? {
+					beforeToolCall: async () => undefined,
+					afterToolCall: async (ctx) => (ctx.toolCall.name === "echo" ? { details: { after: true } } : undefined),
+				}
+			: {}),
 	});
+	let rendered = 0;
 	agentRef = agent;
 	const wanted = new Set(sampleAt);
 	const samples = [];
@@ -142,6 +151,10 @@ export async function runSoak(pkg, { prompts = 10000, sampleAt = [], measure, on
 		if (i % 6 === 5) agent.followUp({ role: "user", content: `follow-up ${i}`, timestamp: Date.now() });
 		let steered = false;
 		const off = agent.subscribe((event) => {
+			if (!hooks) {
+				const messages = agent.state.messages;
+				rendered += messages.length + (messages.at(-1)?.content?.length ?? 0);
+			}
 			if (event.type === "message_start" && event.message.role === "assistant" && i % 6 === 3) agent.abort();
 			if (event.type === "tool_execution_end" && i % 6 === 5 && !steered) {
 				steered = true;
@@ -160,5 +173,5 @@ export async function runSoak(pkg, { prompts = 10000, sampleAt = [], measure, on
 		if (i % 20 === 0) agent.reset();
 		if (wanted.has(i)) samples.push(await sample(i));
 	}
-	return { samples, counts, messages: agent.state.messages.length };
+	return { samples, counts, messages: agent.state.messages.length, rendered };
 }

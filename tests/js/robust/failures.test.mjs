@@ -254,11 +254,13 @@ test("convertToLlm rejects with undefined", { timeout: 20_000 }, async () => {
 
 // ---- a listener that throws during the failure handling itself (R77: prompt() rejects) -----------
 
-test("a listener that throws on every event: prompt() rejects after the run is finished (R77)", { timeout: 20_000 }, async () => {
-	const errorMessages = [];
+test("a listener that throws on every event: prompt() rejects after the run is finished, with one agent_end (R77)", { timeout: 20_000 }, async () => {
+	const outcomes = [];
 	for (const lib of [reference, ours]) {
 		const agent = new lib.Agent({ initialState: { model: MODEL }, streamFn: textStream(lib) });
-		agent.subscribe(() => {
+		const events = [];
+		agent.subscribe((e) => {
+			events.push(e.type);
 			throw new Error("always");
 		});
 		const unhandled = trackUnhandled();
@@ -267,8 +269,10 @@ test("a listener that throws on every event: prompt() rejects after the run is f
 		await settle();
 		assert.deepEqual(unhandled.take(), [], lib.name);
 		assert.equal(agent.state.isStreaming, false, lib.name);
-		// the failure's own message_start throws, so its turn_end is never reduced
-		errorMessages.push(agent.state.errorMessage);
+		outcomes.push({ errorMessage: agent.state.errorMessage, ends: events.filter((t) => t === "agent_end").length, last: events.at(-1) });
 	}
-	assert.equal(errorMessages[1], errorMessages[0]);
+	// 1.4.0 stops at the failure's own message_start: no agent_end, the failure never reduced
+	assert.deepEqual(outcomes[0], { errorMessage: undefined, ends: 0, last: "message_start" });
+	// ours delivers every failure event (README, Deviations: exactly one agent_end)
+	assert.deepEqual(outcomes[1], { errorMessage: "always", ends: 1, last: "agent_end" });
 });

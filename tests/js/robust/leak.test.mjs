@@ -28,8 +28,9 @@ async function measure() {
 	return { heap: process.memoryUsage().heapUsed, wasm: wasmMemoryBytes() };
 }
 
-async function soak(t, freshTools) {
-	const result = await runSoak(pkg, { prompts: 1000, sampleAt: [200, 600, 1000], measure, freshTools });
+async function soak(t, freshTools, hooks = true) {
+	const result = await runSoak(pkg, { prompts: 1000, sampleAt: [200, 600, 1000], measure, freshTools, hooks });
+	if (!hooks) assert.ok(result.rendered > 0, "the UI listener read state.messages");
 	const [start, mid, end] = result.samples;
 	t.diagnostic(`heap ${mb(start.heap)} -> ${mb(mid.heap)} -> ${mb(end.heap)}; wasm ${mb(start.wasm)} -> ${mb(mid.wasm)} -> ${mb(end.wasm)}`);
 	t.diagnostic(`tool results ${result.counts.toolResults}, aborted turns ${result.counts.aborted}`);
@@ -45,4 +46,8 @@ test("leak: 1,000 prompts with the same tools: heap and wasm memory stay flat", 
 
 test("leak: 1,000 prompts with tools re-created every prompt (as UI code does): memory stays flat", { timeout: 90_000 }, async (t) => {
 	await soak(t, true);
+});
+
+test("leak: 1,000 prompts with no hooks, a listener reading state.messages like a UI: memory stays flat", { timeout: 90_000 }, async (t) => {
+	await soak(t, false, false);
 });

@@ -99,21 +99,30 @@ async function listenerThrowsAt(k, how) {
 	});
 	const unhandled = trackUnhandled();
 	const problems = [];
+	let rejected;
 	try {
 		await within(agent.prompt("go"), OURS_MS, "prompt()");
-		resolved = true;
-		rerun = true;
-		if (state.inFlight) problems.push(`${state.inFlight} tool(s) still running when prompt() resolved`);
+	} catch (e) {
+		rejected = e;
+	}
+	resolved = true;
+	rerun = true;
+	// A failure on `agent_end` itself ends the run without a second one: prompt() rejects with it.
+	if (thrownAt === "agent_end") {
+		if (rejected !== error) problems.push(`prompt() should reject with the agent_end listener's error, got ${describe(rejected)}`);
+	} else if (rejected !== undefined) problems.push(`prompt(): ${describe(rejected)}`);
+	if (state.inFlight) problems.push(`${state.inFlight} tool(s) still running when prompt() resolved`);
+	try {
 		await within(agent.waitForIdle(), OURS_MS, "waitForIdle()");
 	} catch (e) {
-		problems.push(`prompt(): ${describe(e)}`);
+		problems.push(`waitForIdle(): ${describe(e)}`);
 	}
 	await settle();
 	await sleep(25); // longer than the slow tool
 	if (late.length) problems.push(`listener called after prompt() resolved: ${late.join(",")}`);
 	const rejections = unhandled.take();
 	if (rejections.length) problems.push(`unhandled: ${rejections.join(" | ")}`);
-	if (thrownAt !== undefined) {
+	if (thrownAt !== undefined && thrownAt !== "agent_end") {
 		try {
 			assertFailureTail(events, how === "non-Error" ? error : error.message, `throw at #${k} (${thrownAt})`);
 			assert.equal(agent.state.errorMessage, how === "non-Error" ? error : error.message);
@@ -121,7 +130,7 @@ async function listenerThrowsAt(k, how) {
 			problems.push(e.message.split("\n")[0]);
 		}
 	}
-	problems.push(...eventProblems(events).filter((p) => !p.startsWith("2 agent_end") || thrownAt !== "agent_end"));
+	problems.push(...eventProblems(events));
 	problems.push(...transcriptProblems(agent.state.messages));
 	if (agent.state.isStreaming) problems.push("isStreaming still true");
 	if (problems.length === 0) {
