@@ -793,7 +793,13 @@ export class WorkerAgent {
     const run = this.#run;
     if (!run) return;
     run.controller.abort();
-    this.#post({ op: "abort" });
+    // The page's own calls (tools, hooks) see the abort at once; the worker hears of it a macrotask later, so
+    // that what they settle to on the abort reaches it before it abandons calls still pending (two macrotasks
+    // after its own abort, as in the page).
+    for (const c of this.#calls.values()) c.abort(run.controller.signal.reason);
+    setTimeout(() => {
+      if (this.#run === run) this.#post({ op: "abort" });
+    }, 0);
   }
   waitForIdle() {
     return this.#run?.idlePromise ?? Promise.resolve();

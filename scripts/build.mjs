@@ -59,7 +59,12 @@ if (!dev) {
   // more to fold: about 0.5 kB gzip.
   run(wasmOpt, ["-Oz", "--low-memory-unused", "--zero-filled-memory", "--gufa-optimizing", "-Oz", ...features,
     ...(profiling ? ["-g"] : []), wasmPath, "-o", wasmPath]);
-  if (!profiling) shortenImportExportNames(wasmOpt, features);
+  if (!profiling) {
+    shortenImportExportNames(wasmOpt, features);
+    // With one-letter names, -Oz repeated until nothing changes folds more
+    // (code that differed only in the names it called): about 0.4 kB gzip.
+    run(wasmOpt, ["-Oz", "--converge", "--low-memory-unused", "--zero-filled-memory", ...features, wasmPath, "-o", wasmPath]);
+  }
 }
 
 // wasm-bindgen names every import `./${NAME}_bg.js`:`__wbg_<name>_<16 hex>` (or

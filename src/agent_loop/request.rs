@@ -106,70 +106,58 @@ pub async fn stream_assistant_response(
     let reader = open_reader(&response, &target, &run.sink.deliver_fn())?;
     let mut started = false;
 
-    loop {
+    // The final message, or `None` at an abort the stream ignored.
+    let settled = loop {
         // A stream that ignores the abort is not waited for: two macrotasks
         // after the abort the step settles as `undefined` (a step is a number).
         let step = read_until_abort(reader.step()?, &run.signal).await?;
         let Some(step) = step.as_f64() else {
-            return aborted(run, &reader, &target, started, &level).await;
+            break None;
         };
         // `done`/`error` or the end of iteration: `result()` decides, as in the reference.
         if step as u32 != STEP_START {
-            break;
+            let pending = final_result(&response)?;
+            // Always one microtask hop, as `await stream.result()` takes.
+            let pending: JsValue = js_sys::Promise::resolve(&pending).into();
+            let message = read_until_abort(pending, &run.signal).await?;
+            break (!(message.is_undefined() && run.aborted())).then_some(message);
         }
         let p = reader.partial();
         target.push(&p);
         run.emit(events::ev_message_start_copy(&p)?).await?;
         started = true;
-    }
-    let pending = final_result(&response)?;
-    // Always one microtask hop, as `await stream.result()` takes.
-    let pending: JsValue = js_sys::Promise::resolve(&pending).into();
-    let message = read_until_abort(pending, &run.signal).await?;
-    if message.is_undefined() && run.aborted() {
-        return aborted(run, &reader, &target, started, &level).await;
-    }
-    finish(run, message, &target, started, &level).await
-}
-
-/// The end of a request whose stream was still pending at the abort: reading
-/// stops (its late events and result are dropped) and the response is the
-/// partial message, or a fresh one, with `stopReason: "aborted"`.
-async fn aborted(
-    run: &Run,
-    reader: &StreamReader,
-    target: &Array,
-    started: bool,
-    level: &JsValue,
-) -> Result<JsValue, JsValue> {
-    // A listener still running for the last update is the app's own: awaited.
-    call::settle(reader.stop()).await?;
-    let text = JsValue::from_str(REQUEST_ABORTED);
-    let message = if started {
-        aborted_message(&reader.partial(), &text)?
-    } else {
-        let model = view(&run.config()).model()?;
-        events::failure_message(&model, "aborted", &text, &events::empty_usage())?
     };
-    finish(run, message, target, started, level).await
-}
+    let message = match settled {
+        Some(message) => message,
+        None => {
+            // A listener still running for the last update is the app's own: awaited.
+            call::settle(reader.stop()).await?;
+            aborted_response(run, &reader, started)?
+        }
+    };
 
-async fn finish(
-    run: &Run,
-    message: JsValue,
-    target: &Array,
-    added_partial: bool,
-    level: &JsValue,
-) -> Result<JsValue, JsValue> {
-    let message = glue::stamp_thinking(&message, level)?;
-    if added_partial {
-        replace_last(target, &message);
+    let message = glue::stamp_thinking(&message, &level)?;
+    if started {
+        replace_last(&target, &message);
     } else {
         target.push(&message);
         run.emit(events::ev_message_start_copy(&message)?).await?;
     }
     run.emit(events::ev_message_end(&message)).await?;
     Ok(message)
+}
+
+/// The response of a request whose stream was still pending at the abort
+/// (reading has stopped; its late events and result are dropped): the partial
+/// message, or a fresh one, with `stopReason: "aborted"`.
+fn aborted_response(run: &Run, reader: &StreamReader, started: bool) -> Result<JsValue, JsValue> {
+    let text = JsValue::from_str(REQUEST_ABORTED);
+    if started {
+        aborted_message(&reader.partial(), &text)
+    } else {
+        let model = view(&run.config()).model()?;
+        events::failure_message(&model, "aborted", &text, &events::empty_usage())
+    }
 }
 
 fn replace_last(array: &Array, value: &JsValue) {
