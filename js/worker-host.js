@@ -288,6 +288,8 @@ export function serveAgent(setup, scope = globalThis) {
         break;
       case "abort":
         agent.abort();
+        // What the page's calls settled to on the abort: taken before anything can abandon them.
+        for (const ret of msg.rets ?? []) handle(ret);
         break;
       case "reset":
         try {

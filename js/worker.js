@@ -118,6 +118,8 @@ export class WorkerAgent {
   #run;
   #runId = 0;
   #calls = new Map();
+  /** Replies held back while an abort is being sent (see `abort`). */
+  #held;
   #queue = [];
   #qi = 0;
   #busy = false;
@@ -701,7 +703,8 @@ export class WorkerAgent {
     const reply = (msg) => {
       if (!this.#calls.has(id)) return;
       this.#calls.delete(id);
-      this.#post(msg);
+      if (this.#held) this.#held.push(msg);
+      else this.#post(msg);
     };
     let out;
     try {
@@ -793,13 +796,19 @@ export class WorkerAgent {
     const run = this.#run;
     if (!run) return;
     run.controller.abort();
-    // The page's own calls (tools, hooks) see the abort at once; the worker hears of it a macrotask later, so
-    // that what they settle to on the abort reaches it before it abandons calls still pending (two macrotasks
-    // after its own abort, as in the page).
+    // The page's own calls (tools, hooks) see the abort now rather than after a round trip to the worker, and
+    // what they settle to on the abort (in its listeners, or a few microtasks later) travels in the abort's own
+    // message: the worker, which abandons calls still pending two macrotasks after its abort, as an Agent in the
+    // page does, takes those results in the same task as the abort.
+    const held = (this.#held = []);
     for (const c of this.#calls.values()) c.abort(run.controller.signal.reason);
-    setTimeout(() => {
-      if (this.#run === run) this.#post({ op: "abort" });
-    }, 0);
+    let hops = 0;
+    const send = () => {
+      if (++hops < 8) return void Promise.resolve().then(send);
+      this.#held = undefined;
+      this.#post({ op: "abort", rets: held });
+    };
+    send();
   }
   waitForIdle() {
     return this.#run?.idlePromise ?? Promise.resolve();
