@@ -5,6 +5,11 @@
 // since the last event, per token), and runs the tools, hooks and listeners
 // the app gave it when the worker asks.
 import { TAG, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
+// The rules the in-page Agent uses, from the same files (pkg/snippets; they load no wasm).
+import { EMPTY_USAGE } from "../src/js/events.js";
+import { defaultConvertToLlm } from "../src/agent_loop/loop.js";
+import { currentSystemMessage, systemPromptOf } from "../src/agent_loop/declare.js";
+import { DEFAULT_MODEL } from "../src/agent/state.js";
 
 const HOOKS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse", "onProviderStreamEvent",
   "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn", "prepareNextTurnWithContext"];
@@ -13,19 +18,7 @@ const ALREADY_PROMPTING =
   "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";
 const ALREADY_CONTINUING = "Agent is already processing. Wait for completion before continuing.";
 const ALREADY_RESETTING = "Agent is already processing. Wait for completion before resetting.";
-const DEFAULT_MODEL = {
-  id: "unknown", name: "unknown", api: "unknown", provider: "unknown", baseUrl: "", reasoning: false, input: [],
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 0, maxTokens: 0,
-};
-const EMPTY_USAGE = {
-  input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
-};
-
-/** The default `convertToLlm`: keeps system, user, assistant and tool-result messages. It runs in the worker. */
-export function defaultConvertToLlm(messages) {
-  return messages.filter((m) => m.role === "system" || m.role === "user" || m.role === "assistant" || m.role === "toolResult");
-}
+export { defaultConvertToLlm };
 
 const frame = typeof requestAnimationFrame === "function" ? (f) => requestAnimationFrame(() => f()) : (f) => setTimeout(f, 0);
 const isThenable = (x) => x !== null && (typeof x === "object" || typeof x === "function") && typeof x.then === "function";
@@ -39,46 +32,6 @@ function declaration(tool) {
   }
   if (d.parameters !== undefined) d.parameters = JSON.parse(JSON.stringify(d.parameters));
   return d;
-}
-
-// The transcript's system messages replayed into one, and the system prompt they make, as the in-page Agent
-// computes them (the worker's agent does the same on its copy).
-const contentText = (content) =>
-  typeof content === "string"
-    ? content
-    : Array.isArray(content)
-      ? content.filter((b) => b && b.type === "text").map((b) => b.text).join("\n")
-      : "";
-function currentSystemMessage(messages) {
-  const content = [];
-  const sections = new Map();
-  const tools = new Map();
-  let timestamp;
-  for (const message of messages) {
-    if (message?.role !== "system") continue;
-    timestamp ??= message.timestamp;
-    const text = contentText(message.content);
-    if (text.length > 0) content.push(text);
-    for (const [name, value] of Object.entries(message.sections ?? {})) {
-      if (value === null) sections.delete(name);
-      else sections.set(name, value);
-    }
-    for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
-    for (const tool of message.toolsAdded ?? []) tools.set(tool.name, tool);
-  }
-  if (timestamp === undefined && tools.size === 0) return undefined;
-  const out = { role: "system", content: content.join("\n\n") };
-  if (sections.size > 0) out.sections = Object.fromEntries(sections);
-  if (tools.size > 0) out.toolsAdded = [...tools.values()];
-  out.timestamp = timestamp ?? 0;
-  return out;
-}
-function systemPromptOf(messages) {
-  const message = currentSystemMessage(messages);
-  if (!message) return "";
-  const parts = [contentText(message.content)];
-  for (const value of Object.values(message.sections ?? {})) if (value != null) parts.push(value);
-  return parts.filter((p) => p.length > 0).join("\n\n");
 }
 
 /** A value that postMessage takes: functions, symbols and other uncloneable parts dropped. */

@@ -173,9 +173,10 @@ const READY_EXPORTS = ["Agent", "agentLoop", "agentLoopContinue", "streamProxy",
   "runToolCall", "setDefaultStreamFn", "ready"];
 const runtimeExports = [...generated.matchAll(/^export (?:function|class) (\w+)/gm)].map((m) => m[1])
   .filter((name) => !READY_EXPORTS.includes(name) && name !== "initSync");
-// js/ready.js imports our JS by its path in the repository; in pkg/ those files are snippets.
-writeFileSync(join(pkg, "ready.js"), readFileSync(join(root, "js/ready.js"), "utf8")
+// The files of js/ import our JS by its path in the repository; in pkg/ those files are snippets.
+const copyEntry = (file) => writeFileSync(join(pkg, file), readFileSync(join(root, "js", file), "utf8")
   .replace(/from "\.\.\/(src\/[^"]+\.js)"/g, (_, path) => `from "${findSnippet(path)}"`));
+copyEntry("ready.js");
 const entry = (comment, load) => `// pi-agent-wasm entry${comment}.
 import { start } from "./ready.js";
 export { ${READY_EXPORTS.join(", ")} } from "./ready.js";
@@ -208,8 +209,7 @@ const OPTIONAL_ENTRIES = ["react", "svelte", "vue", "session", "session-log", "r
 const INTERNAL_ENTRIES = ["session-log", "worker-protocol"];
 for (const entry of OPTIONAL_ENTRIES) {
   for (const extra of [`${entry}.js`, `${entry}.d.ts`]) {
-    const src = join(root, "js", extra);
-    if (existsSync(src)) cpSync(src, join(pkg, extra));
+    if (existsSync(join(root, "js", extra))) copyEntry(extra);
   }
 }
 

@@ -3,10 +3,11 @@
 // listeners' dispatch, and the frozen snapshots for UI frameworks.
 
 import { isThenable } from "../js/values.js";
-import { toolDeclaration, contentText, currentSystemMessage } from "../agent_loop/declare.js";
+import { toolDeclaration, systemPromptOf, currentSystemMessage } from "../agent_loop/declare.js";
 import { isExposedTranscript } from "../js/glue.js";
 
-const DEFAULT_MODEL = {
+/** The model of an Agent built without one. */
+export const DEFAULT_MODEL = {
   id: "unknown",
   name: "unknown",
   api: "unknown",
@@ -18,14 +19,6 @@ const DEFAULT_MODEL = {
   contextWindow: 0,
   maxTokens: 0,
 };
-
-function systemPromptOf(messages) {
-  const message = currentSystemMessage(messages);
-  if (!message) return "";
-  const parts = [contentText(message.content)];
-  for (const value of Object.values(message.sections ?? {})) if (value != null) parts.push(value);
-  return parts.filter((p) => p.length > 0).join("\n\n");
-}
 
 const frame =
   typeof requestAnimationFrame === "function" ? (f) => requestAnimationFrame(() => f()) : (f) => setTimeout(f, 0);

@@ -63,6 +63,15 @@ export function currentSystemMessage(messages) {
   return out;
 }
 
+/** The system prompt the transcript's system messages make: `state.systemPrompt`. */
+export function systemPromptOf(messages) {
+  const message = currentSystemMessage(messages);
+  if (!message) return "";
+  const parts = [contentText(message.content)];
+  for (const value of Object.values(message.sections ?? {})) if (value != null) parts.push(value);
+  return parts.filter((p) => p.length > 0).join("\n\n");
+}
+
 /** `[index, message, index, message, …]` for the system messages of `messages[from..]`. */
 export function systemMessagesFrom(messages, from) {
   const out = [];
