@@ -40,31 +40,39 @@ export const SCENARIOS = {
 			},
 			{ content: [text("done")] },
 		],
-		options: (tr) => ({
-			initialState: {
-				model: MODEL,
-				tools: [
-					makeTool(tr, "echo", {
-						parameters: obj({ a: { type: "number" }, list: { type: "array" } }),
-						async execute(id, params, signal, onUpdate) {
-							// After a pause: an update reaches the worker one round trip later, so one sent at once
-							// would be ordered after the next tool's start (see the README's "Workers").
-							await sleep(1);
-							onUpdate({ content: [{ type: "text", text: "half" }], details: { p: 0.5 } });
-							await sleep(1);
-							return { content: [{ type: "text", text: JSON.stringify(params) }], details: { echoed: params } };
-						},
-					}),
-					makeTool(tr, "slow", {
-						parameters: obj({ ms: { type: "number" } }),
-						async execute(id, { ms }) {
-							await sleep(ms);
-							return { content: [{ type: "text", text: "slept" }], details: undefined };
-						},
-					}),
-				],
-			},
-		}),
+		options: (tr) => {
+			// `slow` ends after `echo` has returned, by order rather than by time: the page's results reach the
+			// worker in the order they were posted, so the completion order is the same on a loaded machine.
+			let echoReturned;
+			const echoed = new Promise((resolve) => (echoReturned = resolve));
+			return {
+				initialState: {
+					model: MODEL,
+					tools: [
+						makeTool(tr, "echo", {
+							parameters: obj({ a: { type: "number" }, list: { type: "array" } }),
+							async execute(id, params, signal, onUpdate) {
+								// After a pause: an update reaches the worker one round trip later, so one sent at once
+								// would be ordered after the next tool's start (see the README's "Workers").
+								await sleep(1);
+								onUpdate({ content: [{ type: "text", text: "half" }], details: { p: 0.5 } });
+								await sleep(1);
+								setTimeout(echoReturned, 0);
+								return { content: [{ type: "text", text: JSON.stringify(params) }], details: { echoed: params } };
+							},
+						}),
+						makeTool(tr, "slow", {
+							parameters: obj({ ms: { type: "number" } }),
+							async execute(id, { ms }) {
+								await echoed;
+								await sleep(ms);
+								return { content: [{ type: "text", text: "slept" }], details: undefined };
+							},
+						}),
+					],
+				},
+			};
+		},
 		async drive(agent, tr) {
 			tr.note("settled", await settleRun(agent.prompt("go")));
 		},
