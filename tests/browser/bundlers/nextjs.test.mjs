@@ -52,7 +52,7 @@ const freePort = () =>
   });
 
 test("Next.js App Router: a client component runs a prompt with a tool", { timeout: 600000 }, async (t) => {
-  if (!existsSync(join(PKG_DIR, "package.json"))) return t.skip("pkg/ not built");
+  if (!existsSync(join(PKG_DIR, "package.json"))) throw new Error("pkg/ is not built: run node scripts/build.mjs");
   const tmp = mkdtempSync(join(tmpdir(), "pi-next-"));
   const cleanups = [() => rmSync(tmp, { recursive: true, force: true })];
   try {

@@ -227,7 +227,7 @@ const kB = (file) => `${(statSync(file).size / 1000).toFixed(1)} kB`;
 const jsFiles = (dir) => readdirSync(dir, { recursive: true }).filter((f) => /\.(js|wasm)$/.test(f));
 
 test("toolchains with their default configuration", { timeout: 600000 }, async (t) => {
-  if (!existsSync(join(PKG_DIR, "package.json"))) return t.skip("pkg/ not built");
+  if (!existsSync(join(PKG_DIR, "package.json"))) throw new Error("pkg/ is not built: run node scripts/build.mjs");
   const tmp = mkdtempSync(join(tmpdir(), "pi-bundlers-"));
   const cleanups = [() => rmSync(tmp, { recursive: true, force: true })];
   try {

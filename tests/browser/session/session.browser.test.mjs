@@ -14,14 +14,14 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const PKG = process.env.PI_BROWSER_PKG_DIR ? resolve(process.env.PI_BROWSER_PKG_DIR) : join(REPO, "pkg");
 const HERE = fileURLToPath(new URL("./", import.meta.url));
-const skip = existsSync(join(PKG, "session.js")) ? false : "pkg/ has no session.js (run node scripts/build.mjs)";
+// A missing build fails the tests instead of skipping them.
+if (!existsSync(join(PKG, "session.js"))) throw new Error("pkg/ has no session.js (run node scripts/build.mjs)");
 const MIME = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm" };
 
 let server;
 let base;
 let browser;
 before(async () => {
-  if (skip) return;
   server = http.createServer((req, res) => {
     const path = decodeURIComponent(req.url.split("?")[0]);
     const [root, rest] = path.startsWith("/pkg/") ? [PKG, path.slice(5)] : [HERE, path.slice(1)];
@@ -59,7 +59,7 @@ const view = (page) => page.evaluate(() => window.view());
 const until = (page, fn, arg) => page.waitForFunction(fn, arg, { timeout: 20_000 });
 const roles = (v) => v.messages.map((m) => m.role);
 
-test("reload mid-stream: the cut answer is kept, aborted and marked interrupted; the next prompt runs", { skip }, async () => {
+test("reload mid-stream: the cut answer is kept, aborted and marked interrupted; the next prompt runs", async () => {
   const context = await browser.newContext();
   const { page } = await open(context, { id: "mid-stream" });
   await page.evaluate(() => window.run("long story"));
@@ -80,7 +80,7 @@ test("reload mid-stream: the cut answer is kept, aborted and marked interrupted;
   await context.close();
 });
 
-test("reload mid-tool: the running call gets exactly one interrupted result", { skip }, async () => {
+test("reload mid-tool: the running call gets exactly one interrupted result", async () => {
   const context = await browser.newContext();
   const { page } = await open(context, { id: "mid-tool" });
   await page.evaluate(() => window.run("tool please"));
@@ -100,7 +100,7 @@ test("reload mid-tool: the running call gets exactly one interrupted result", { 
   await context.close();
 });
 
-test("reload during an approval: the call is waiting again and resume() asks again", { skip }, async () => {
+test("reload during an approval: the call is waiting again and resume() asks again", async () => {
   const context = await browser.newContext();
   const { page } = await open(context, { id: "approval" });
   await page.evaluate(() => window.run("fetch the page"));
@@ -124,7 +124,7 @@ test("reload during an approval: the call is waiting again and resume() asks aga
   await context.close();
 });
 
-test("reload with queued steering and follow-ups: they are still queued and delivered", { skip }, async () => {
+test("reload with queued steering and follow-ups: they are still queued and delivered", async () => {
   const context = await browser.newContext();
   const { page } = await open(context, { id: "queues" });
   await page.evaluate(() => window.run("long answer"));
@@ -145,7 +145,7 @@ test("reload with queued steering and follow-ups: they are still queued and deli
   await context.close();
 });
 
-test("two tabs: one runs the loop, the other follows and takes over when the first closes", { skip }, async () => {
+test("two tabs: one runs the loop, the other follows and takes over when the first closes", async () => {
   const context = await browser.newContext();
   const a = await open(context, { id: "tabs" });
   const b = await open(context, { id: "tabs" });
@@ -167,7 +167,7 @@ test("two tabs: one runs the loop, the other follows and takes over when the fir
   await context.close();
 });
 
-test("a store that throws is reported once; the agent keeps working", { skip }, async () => {
+test("a store that throws is reported once; the agent keeps working", async () => {
   const context = await browser.newContext();
   const { page } = await open(context, { id: "throwing", store: "throwing", flushMs: 1 });
   await page.evaluate(() => window.run("one"));
@@ -180,7 +180,7 @@ test("a store that throws is reported once; the agent keeps working", { skip }, 
   await context.close();
 });
 
-test("a torn last record loses only that record; restore does not throw and repairs the log", { skip }, async () => {
+test("a torn last record loses only that record; restore does not throw and repairs the log", async () => {
   const context = await browser.newContext();
   const { page } = await open(context, { id: "torn" });
   await page.evaluate(() => window.run("first"));

@@ -183,7 +183,7 @@ function checkCommon(r) {
 }
 
 test("React, Svelte and Vue adapters: finished rows never re-render, the streaming row at most once per frame", { timeout: 120000 }, async (t) => {
-	if (!existsSync(join(PKG_DIR, "index.js")) || !existsSync(join(PKG_DIR, "react.js"))) return t.skip("pkg/ not built");
+	if (!existsSync(join(PKG_DIR, "index.js")) || !existsSync(join(PKG_DIR, "react.js"))) throw new Error("pkg/ is not built: run node scripts/build.mjs");
 	ensureFrameworks();
 	const cleanups = [];
 	try {

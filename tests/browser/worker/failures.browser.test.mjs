@@ -13,7 +13,8 @@ import { startStaticServer } from "./server.mjs";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const PKG = join(REPO, "pkg");
-const skip = existsSync(join(PKG, "worker.js")) ? false : "pkg/ is not built (node scripts/build.mjs)";
+// A missing build fails the tests instead of skipping them.
+if (!existsSync(join(PKG, "worker.js"))) throw new Error("pkg/ is not built (node scripts/build.mjs)");
 
 // Runs in the page: one failing prompt, then (with a factory) one that must succeed in a fresh worker.
 async function failThenRecover({ url, mode, action, recoverMode }) {
@@ -55,7 +56,7 @@ async function failThenRecover({ url, mode, action, recoverMode }) {
 	};
 }
 
-test("WorkerAgent failures", { skip, timeout: 120_000 }, async (t) => {
+test("WorkerAgent failures", { timeout: 120_000 }, async (t) => {
 	const server = await startStaticServer({ "/pkg/": PKG, "/support/": join(REPO, "tests/js/support"), "/t/": fileURLToPath(new URL("./", import.meta.url)) });
 	const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 	try {

@@ -7,7 +7,8 @@ import { existsSync } from "node:fs";
 
 const PKG = new URL("../../../pkg/", import.meta.url);
 const built = existsSync(new URL("session.js", PKG)) && existsSync(new URL("replay.js", PKG));
-const skip = built ? false : "pkg/ has no session.js (run node scripts/build.mjs)";
+// A missing build fails the tests instead of skipping them.
+if (!built) throw new Error("pkg/ has no session.js (run node scripts/build.mjs)");
 const { Agent, createAssistantMessageEventStream } = built ? await import(new URL("index.js", PKG)) : {};
 const { attachSession, memoryStore, INTERRUPTED_STREAM, INTERRUPTED_TOOL } = built ? await import(new URL("session.js", PKG)) : {};
 const { createRecorder, createReplay, ReplayDivergenceError, ReplayLogError } = built ? await import(new URL("replay.js", PKG)) : {};
@@ -72,7 +73,7 @@ const noStream = () => {
 const tool = (name, execute, extra = {}) => ({ name, label: name, description: name, parameters: { type: "object", properties: {} }, execute, ...extra });
 const ok = (text) => ({ content: [{ type: "text", text }], details: {} });
 
-test("an answer cut mid-stream comes back aborted and interrupted; the next prompt works", { skip }, async () => {
+test("an answer cut mid-stream comes back aborted and interrupted; the next prompt works", async () => {
   const store = memoryStore();
   let release;
   const hold = new Promise((r) => (release = r));
@@ -99,7 +100,7 @@ test("an answer cut mid-stream comes back aborted and interrupted; the next prom
   await run;
 });
 
-test("mid-tool: a running call gets one interrupted result; a replay-safe one runs again on resume()", { skip }, async () => {
+test("mid-tool: a running call gets one interrupted result; a replay-safe one runs again on resume()", async () => {
   const store = memoryStore();
   let hang;
   const tools = [
@@ -133,7 +134,7 @@ test("mid-tool: a running call gets one interrupted result; a replay-safe one ru
   hang(ok("late"));
 });
 
-test("a call waiting for approval waits again after restore; queued steering is still queued", { skip }, async () => {
+test("a call waiting for approval waits again after restore; queued steering is still queued", async () => {
   const store = memoryStore();
   const tools = [tool("fetch", async () => ok("page"))];
   let asked = 0;
@@ -168,7 +169,7 @@ test("a call waiting for approval waits again after restore; queued steering is 
   assert.equal(b.hasQueuedMessages(), false);
 });
 
-test("a store that throws is reported once and the agent keeps working", { skip }, async () => {
+test("a store that throws is reported once and the agent keeps working", async () => {
   let calls = 0;
   const store = { load: () => "", append: () => { calls++; throw new Error("QuotaExceededError"); }, clear: () => {} };
   const errors = [];
@@ -191,7 +192,7 @@ test("a store that throws is reported once and the agent keeps working", { skip 
   assert.deepEqual(seen, ["blocked"]);
 });
 
-test("per token, the log grows by the token's text, not by the message", { skip }, async () => {
+test("per token, the log grows by the token's text, not by the message", async () => {
   const inner = memoryStore();
   const writes = [];
   const store = { ...inner, append: (id, text) => (writes.push(text), inner.append(id, text)) };
@@ -207,7 +208,7 @@ test("per token, the log grows by the token's text, not by the message", { skip 
   assert.ok(total < 2 * text.length + 60 * writes.length + 1500, `wrote ${total} characters in ${writes.length} writes for a ${text.length}-character answer`);
 });
 
-test("record a run with tools, steering and an approval; replay it deterministically in Node", { skip }, async () => {
+test("record a run with tools, steering and an approval; replay it deterministically in Node", async () => {
   const recorder = createRecorder();
   const tools = [tool("calc", async (id, args, signal, onUpdate) => (onUpdate?.(ok("half")), ok("4")))];
   const a = new Agent({
@@ -237,7 +238,7 @@ test("record a run with tools, steering and an approval; replay it deterministic
   assert.deepEqual(c.state.messages.map((m) => [m.role, textOf(m), m.isError ?? null]), recorded);
 });
 
-test("a replay that diverges fails with an error naming the first difference; other versions are rejected", { skip }, async () => {
+test("a replay that diverges fails with an error naming the first difference; other versions are rejected", async () => {
   const recorder = createRecorder();
   const a = recorder.attach(new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: scripted([{ text: "hi" }]) }));
   await a.prompt("hello");
@@ -255,7 +256,7 @@ test("a replay that diverges fails with an error naming the first difference; ot
   assert.throws(() => createReplay("{"), ReplayLogError);
 });
 
-test("a run aborted mid-stream replays to the same transcript", { skip }, async () => {
+test("a run aborted mid-stream replays to the same transcript", async () => {
   const recorder = createRecorder();
   const a = recorder.attach(new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: scripted([{ text: "a long answer that gets cut" }, { text: "fine" }]) }));
   const run = a.prompt("talk");
