@@ -235,8 +235,9 @@ export function runContext(state, persistent) {
 }
 
 // A run's transcript copy once a tool hook was given it (in its `context`): the hook may keep or
-// edit it, as in 1.4.0 within the run, so the next run takes a fresh copy and requests stop using
-// its incremental LLM view (`llmView`). Runs whose hooks never run pay nothing.
+// edit it, as in 1.4.0 within the run, so the next run takes a fresh copy, and the run's requests
+// check that the part of it their LLM view converted is still there (`llmView`). Runs whose hooks
+// never run pay nothing.
 const RUN_TRANSCRIPTS = new WeakMap();
 const EXPOSED_TRANSCRIPTS = new WeakSet();
 /** Marks the transcript copy of a run's `context` as seen by a tool hook (src/agent_loop/tools.js). */
@@ -263,27 +264,38 @@ export const privateTranscript = (fields) =>
 const LLM_VIEWS = new WeakMap();
 /**
  * `defaultConvertToLlm(messages)` for a run's private transcript, kept up to
- * date by converting only the messages added since the last request: earlier
- * entries of a private transcript never change (the loop only appends, and
- * replaces the streaming message after it was converted). The view itself is
- * never handed out: each request gets its own copy (`slice()`, one pass of
- * references instead of a filter over the transcript), as 1.4.0 passes a fresh
- * array, so a stream function may keep or edit its array.
+ * date by converting only the messages added since the last request: the loop
+ * only appends to it (and replaces the streaming message, which no request has
+ * converted yet). A transcript a tool hook was given may have been edited, so
+ * its view also keeps the entries it converted, and starts again when one of
+ * them is no longer where it was: a pass of reference comparisons instead of a
+ * filter over the transcript. The view itself is never handed out: each
+ * request gets its own copy (`slice()`), as 1.4.0 passes a fresh array, so a
+ * stream function may keep or edit its array.
  */
 export function llmView(messages) {
-  if (isExposedTranscript(messages)) return defaultConvertToLlm(messages);
   let view = LLM_VIEWS.get(messages);
-  if (view === undefined || view.from > messages.length) {
-    view = { out: [], from: 0 };
+  const exposed = isExposedTranscript(messages);
+  if (view === undefined || view.from > messages.length || (exposed && !convertedStill(view, messages))) {
+    view = { out: [], from: 0, converted: exposed ? [] : undefined };
     LLM_VIEWS.set(messages, view);
   }
-  const out = view.out;
+  const { out, converted } = view;
   for (let i = view.from; i < messages.length; i++) {
     const m = messages[i];
+    if (converted !== undefined) converted.push(m);
     if (isLlmMessage(m)) out.push(m);
   }
   view.from = messages.length;
   return out.slice();
+}
+
+/** Whether every entry `view` converted is still at its index (never known for a view made before exposure). */
+function convertedStill(view, messages) {
+  const converted = view.converted;
+  if (converted === undefined) return false;
+  for (let i = 0; i < converted.length; i++) if (converted[i] !== messages[i]) return false;
+  return true;
 }
 
 export const streamDeliver = (stream) => (event) => {

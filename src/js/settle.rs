@@ -4,8 +4,9 @@
 //! (each a JS wrapper object, a `FinalizationRegistry` entry and a Rust box).
 //! The loop awaits a promise per tool call and per stream event, so instead a
 //! slot table keeps the waiting futures and one closure, made once, is called
-//! back by `promise.then` with the slot's number. The number of microtask hops
-//! is the same as with `JsFuture`.
+//! back by `promise.then` with the slot's number. That callback goes on with
+//! the waiting task at once (spawn.rs `resume`): one microtask hop per awaited
+//! promise, as a JS `await` takes, where `JsFuture` takes two.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -86,9 +87,9 @@ fn on_settled(id: u32, ok: bool, value: JsValue) {
             _ => None,
         }
     });
-    // Waking only queues the task: the borrow above is already released.
+    // The borrow above is already released: the task may run now.
     if let Some(w) = waker {
-        w.wake();
+        super::spawn::resume(w);
     }
 }
 

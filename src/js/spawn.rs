@@ -2,8 +2,9 @@
 //!
 //! It schedules as wasm-bindgen-futures' `spawn_local` does (a spawned or woken
 //! task is queued; one `queueMicrotask` callback runs the tasks queued before it
-//! started, in order; tasks woken meanwhile wait for the next one), so events
-//! keep their microtask timing. Its own copy is smaller: tasks live in a slab and
+//! started, in order; tasks woken meanwhile wait for the next one), except that
+//! a task woken by a settled promise goes on in that promise's reaction, as an
+//! `await` does (`resume`). Its own copy is smaller: tasks live in a slab and
 //! a waker is the task's number, with no reference count and no JSPI support.
 
 use js_sys::{Array, Function, Promise};
@@ -105,39 +106,64 @@ fn run_queue() {
         }) else {
             break;
         };
-        let Some(mut future) = future else {
-            continue;
-        };
-        // Polled outside the borrow: the poll may spawn or wake tasks.
-        let done = future
-            .as_mut()
-            .poll(&mut Context::from_waker(&waker(id)))
-            .is_ready();
-        let keep = if done {
-            drop(future);
-            None
-        } else {
-            Some(future)
-        };
-        EXECUTOR.with(|ex| {
-            let mut ex = ex.borrow_mut();
-            match keep {
-                Some(future) => {
-                    if let Some(Some(task)) = ex.tasks.get_mut(id as usize) {
-                        task.future = Some(future);
-                    }
-                }
-                None => {
-                    let queued = match ex.tasks.get_mut(id as usize) {
-                        Some(slot) => slot.take().is_some_and(|task| task.queued),
-                        None => true,
-                    };
-                    if !queued {
-                        ex.free.push(id);
-                    }
+        if let Some(future) = future {
+            poll_task(id, future);
+        }
+    }
+}
+
+/// Polls task `id`, whose future was taken out of its slot, and puts it back
+/// unless it finished.
+fn poll_task(id: u32, mut future: BoxFuture<'static, ()>) {
+    // Polled outside the borrow: the poll may spawn or wake tasks.
+    let done = future
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker(id)))
+        .is_ready();
+    let keep = if done {
+        drop(future);
+        None
+    } else {
+        Some(future)
+    };
+    EXECUTOR.with(|ex| {
+        let mut ex = ex.borrow_mut();
+        match keep {
+            Some(future) => {
+                if let Some(Some(task)) = ex.tasks.get_mut(id as usize) {
+                    task.future = Some(future);
                 }
             }
-        });
+            None => {
+                let queued = match ex.tasks.get_mut(id as usize) {
+                    Some(slot) => slot.take().is_some_and(|task| task.queued),
+                    None => true,
+                };
+                if !queued {
+                    ex.free.push(id);
+                }
+            }
+        }
+    });
+}
+
+/// Wakes a task from inside a promise reaction (settle.rs): the task goes on
+/// at once, in that reaction's microtask, as an `await` of the promise would,
+/// instead of a microtask later. A task already queued, or being polled (the
+/// reaction cannot run inside a poll, but nothing depends on that), is woken
+/// as usual, and so is a waker that is not one of this executor's.
+pub fn resume(waker: Waker) {
+    if waker.vtable() != &VTABLE {
+        return waker.wake();
+    }
+    let id = waker.data() as usize as u32;
+    let future = EXECUTOR.with(|ex| match ex.borrow_mut().tasks.get_mut(id as usize) {
+        Some(Some(task)) if !task.queued => task.future.take(),
+        _ => None,
+    });
+    match future {
+        Some(future) => poll_task(id, future),
+        None => waker.wake(),
     }
 }
 

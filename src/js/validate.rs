@@ -75,9 +75,20 @@ impl Host for JsHost {
 /// schema: like the compiled rules, it is taken to stay as it was.
 fn make_validator(compiled: CompiledSchema, legacy: bool) -> Function {
     let validate = move |args: JsValue| -> Result<JsValue, JsValue> {
-        // The copy 1.4.0 makes, with its errors (a function, a symbol, a Proxy).
-        let args = clone_arguments(&args)?;
-        let (value, exotic) = to_value_exotic(&args).map_err(|e| errors::error(&e.message()))?;
+        // Plain JSON data, what a model's stream produces, is read as it is: what
+        // `execute` gets is built afresh below, so 1.4.0's `structuredClone` would
+        // add nothing but its cost (most of a tool call's in Chromium). Anything
+        // else is first copied as 1.4.0 copies it, with its errors (a function, a
+        // symbol) and what the copy keeps (a `Date`, a `Map`, `undefined`).
+        let (args, value, exotic) = match to_value_exotic(&args) {
+            Ok((value, false)) => (args, value, false),
+            _ => {
+                let args = clone_arguments(&args)?;
+                let (value, exotic) =
+                    to_value_exotic(&args).map_err(|e| errors::error(&e.message()))?;
+                (args, value, exotic)
+            }
+        };
         let input = exotic.then(|| value.clone());
         match compiled.validate_arguments_with(value, legacy, &JsHost) {
             Ok(Ok(coerced)) => match input {

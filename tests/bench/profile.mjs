@@ -38,6 +38,7 @@ const SCENARIO_DEFS = {
   "S4b-string": { scenario: "s4", params: { variant: "s4b-string", kind: "toolcall", deltas: 4_000 }, events: 4_000, per: "tool-call delta", runs: 3 },
   S4a: { scenario: "s4", params: { variant: "s4a", kind: "text", deltas: 20_000 }, events: 20_000, per: "text delta", runs: 5 },
   S2: { scenario: "s2", params: { turns: 200, tools: 8 }, events: 200, per: "turn", runs: 3 },
+  "S2-hooks": { scenario: "s2", params: { turns: 200, tools: 8, hooks: true }, events: 200, per: "turn", runs: 3 },
   "S3-50000": { scenario: "s3", params: { size: 50_000, prompts: 100 }, events: 100, per: "prompt", runs: 1 },
   "S3-500": { scenario: "s3", params: { size: 500, prompts: 100 }, events: 100, per: "prompt", runs: 5 },
 };

@@ -98,6 +98,17 @@ const DEVIATIONS = {
 		assert.equal(o.events.filter((e) => e === "agent_end").length, 1);
 		assert.equal(o.messages.at(-1).errorMessage, "a thrown value that cannot be converted to a string");
 	},
+	"Proxy tool arguments (1.4.0's structuredClone rejects a Proxy)": (o, r) => {
+		// Plain data is validated without 1.4.0's structuredClone (it is copied anyway), so a Proxy over plain
+		// data (a reactive store's, say) reads as the data it wraps; 1.4.0 fails the call.
+		const refResult = r.messages.find((m) => m.role === "toolResult");
+		assert.equal(refResult.isError, true);
+		assert.match(refResult.content[0].text, /could not be cloned/);
+		assert.deepEqual(r.params, []);
+		assert.equal(o.messages.find((m) => m.role === "toolResult").isError, false);
+		assert.deepEqual(o.params, [{ a: 1 }]);
+		assert.deepEqual(o.events, r.events);
+	},
 	"schema with properties as an array": (o, r) => {
 		// ours ignores an array-valued `properties`; 1.4.0's coercion indexes it (a string '1')
 		assert.deepEqual(o.params, [{ 0: 1 }]);
@@ -238,7 +249,7 @@ hostile("revoked Proxy as the prompt message", () => {
 	return { input: proxy };
 });
 
-hostile("Proxy tool arguments (structuredClone rejects a Proxy)", (impl, rec) => ({
+hostile("Proxy tool arguments (1.4.0's structuredClone rejects a Proxy)", (impl, rec) => ({
 	tools: [recTool(rec, "t")],
 	responses: [[toolCall("c1", "t", new Proxy({ a: 1 }, {}))]],
 }));
