@@ -250,8 +250,10 @@ export function agentProcess(state, listeners, event, signal) {
 }
 
 function dispatchFrom(iterator, event, signal) {
-  for (let step = iterator.next(); !step.done; step = iterator.next()) {
-    const out = step.value(event, signal);
+  // `for…of` over the Set's own iterator: V8 allocates no result object per listener, and an early
+  // return leaves the iterator where it is (a Set iterator has no `return()`), for the continuation.
+  for (const listener of iterator) {
+    const out = listener(event, signal);
     if (isThenable(out)) return Promise.resolve(out).then(() => dispatchFrom(iterator, event, signal));
   }
   return undefined;

@@ -125,7 +125,9 @@ class StreamReader {
       return START;
     }
     if (type === "done" || type === "error") return TERMINAL;
-    if (!this.started || !UPDATES.has(type)) return undefined;
+    // The three per-token types first: they are nearly every event.
+    const update = type === "text_delta" || type === "thinking_delta" || type === "toolcall_delta" || UPDATES.has(type);
+    if (!this.started || !update) return undefined;
     const partial = event.partial;
     this.partial = partial;
     const target = this.target;

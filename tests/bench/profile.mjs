@@ -34,6 +34,8 @@ const log = (line) => process.stderr.write(`[profile +${((Date.now() - started) 
 
 const SCENARIO_DEFS = {
   S1: { scenario: "s1", params: { deltas: 20_000, size: 50 }, events: 20_000, per: "text delta", runs: 5 },
+  "S1-piai": { scenario: "s1", params: { deltas: 20_000, size: 50, kind: "piai" }, events: 20_000, per: "text delta", runs: 5 },
+  "S1-pull": { scenario: "s1", params: { deltas: 20_000, size: 50, kind: "pull" }, events: 20_000, per: "text delta", runs: 5 },
   S4b: { scenario: "s4", params: { variant: "s4b-edits", kind: "toolcall", deltas: 4_000 }, events: 4_000, per: "tool-call delta", runs: 3 },
   "S4b-string": { scenario: "s4", params: { variant: "s4b-string", kind: "toolcall", deltas: 4_000 }, events: 4_000, per: "tool-call delta", runs: 3 },
   S4a: { scenario: "s4", params: { variant: "s4a", kind: "text", deltas: 20_000 }, events: 20_000, per: "text delta", runs: 5 },
