@@ -242,7 +242,7 @@ for (const { label, def, params } of countRuns) {
   say();
   say(`- wasm → JS calls: **${(imports / events).toFixed(2)}**; JS → wasm calls: **${(exports / events).toFixed(2)}** (of which string/buffer copies into wasm: ${(allocs / events).toFixed(2)})`);
   say(`- promises created: ours **${promises.ours.toFixed(2)}**, reference **${promises.reference.toFixed(2)}**`);
-  const top = [...counts.imports].sort((a, b) => b[1] - a[1]).slice(0, 12);
+  const top = [...counts.imports].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.PROFILE_TOP ?? 12));
   say(`- most frequent wasm → JS calls: ${top.map(([n, c]) => `\`${n.replace(/^__wbg_/, "").replace(/_[0-9a-f]{16}$/, "")}\` ${(c / events).toFixed(2)}`).join(", ")}`);
   const topE = [...counts.exports].sort((a, b) => b[1] - a[1]).slice(0, 6);
   say(`- JS → wasm calls: ${topE.map(([n, c]) => `\`${n}\` ${(c / events).toFixed(2)}`).join(", ")}`);
