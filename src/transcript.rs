@@ -8,6 +8,7 @@
 //! compared by their JSON text, which the binding layer computes once per
 //! declaration.
 
+use crate::prelude::*;
 /// What turns the `previous` tool state into `current`, as indices: the current
 /// entries to add (new, or same name with a different declaration) and the
 /// previous entries to remove (gone, or changed). Names map last-wins, as

@@ -2,8 +2,9 @@
 //! run's current tools, by rewriting the last pending system message or
 //! inserting one before the first non-system pending message.
 
+use crate::prelude::*;
+use core::cell::RefCell;
 use js_sys::{Array, Map};
-use std::cell::RefCell;
 use wasm_bindgen::prelude::*;
 
 use crate::js::values::to_array;
@@ -70,7 +71,7 @@ pub struct ToolReplay {
 }
 
 /// Shared between the requests of a run, and between the runs of an `Agent`.
-pub type ReplayCache = std::rc::Rc<RefCell<ToolReplay>>;
+pub type ReplayCache = alloc::rc::Rc<RefCell<ToolReplay>>;
 
 impl ToolReplay {
     fn still_valid(&self, messages: &Array) -> bool {
