@@ -3,7 +3,7 @@
 #   sse_framer       src/sse.rs SseFramer (chunking invariance + a plain model)
 #   partial_json     src/json/partial.rs PartialJson (incremental == one-shot, == JSON.parse when complete)
 #   schema_validate  src/json/schema validate_arguments (no panic, compiled == one-off, error layout)
-#   tool_changes     src/transcript.rs tool_changes / ToolSet (the reference's formula, Map order)
+#   tool_changes     src/transcript.rs tool_changes (the reference's formula)
 #
 # With a nightly toolchain, cargo-fuzz (libFuzzer, coverage-guided) runs the targets in fuzz/
 # (cargo-fuzz is installed from crates.io if missing). Without nightly, the same checks run as

@@ -1,5 +1,6 @@
 //! The low-level functions the package exports, as in 1.4.0's `agent-loop.ts`.
 
+use crate::prelude::*;
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
@@ -20,7 +21,6 @@ fn stream_run(
     signal: JsValue,
     stream_fn: JsValue,
 ) -> Result<JsValue, JsValue> {
-    crate::panic::install();
     if prompts.is_none() {
         agent_loop::check_continue(&context)?;
     }
@@ -76,7 +76,6 @@ pub fn agent_loop_continue(
 }
 
 fn emit_sink(emit: JsValue) -> Result<Sink, JsValue> {
-    crate::panic::install();
     match optional_fn(emit, "emit")? {
         Some(f) => Ok(Sink::Callback(f)),
         None => Err(crate::js::errors::type_error("emit must be a function")),
@@ -177,7 +176,6 @@ pub fn run_tool_call(
     #[wasm_bindgen(js_name = toolCall, unchecked_param_type = "AgentToolCall")] tool_call: JsValue,
     #[wasm_bindgen(unchecked_param_type = "RunToolCallOptions")] options: JsValue,
 ) -> Promise {
-    crate::panic::install();
     promise(Box::pin(async move {
         if !view::is_object(&options) {
             return Err(crate::js::errors::type_error(

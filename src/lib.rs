@@ -23,6 +23,18 @@
         clippy::unimplemented
     )
 )]
+// No std in the shipped wasm: std's panic machinery formats every panic
+// message with `core::fmt` before any hook runs (1.3 kB gzip of the wasm);
+// panic.rs is the panic handler instead. Native builds (tests, fuzzing) and
+// the wasm test harness (feature `std`) link std.
+#![no_std]
+extern crate alloc;
+#[cfg(any(not(target_arch = "wasm32"), feature = "std"))]
+extern crate std;
+
+mod float;
+mod local;
+mod prelude;
 
 pub mod json;
 pub mod queue;
@@ -33,6 +45,7 @@ mod agent;
 mod agent_loop;
 pub mod api;
 pub mod js;
+#[cfg(all(target_arch = "wasm32", not(feature = "std")))]
 mod panic;
 mod proxy;
 mod types;

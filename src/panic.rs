@@ -1,36 +1,28 @@
 //! The panic policy: nothing in this crate should panic on input from JS (bad
 //! input becomes a JS error, an `isError` tool result or an error message). If
 //! a panic happens anyway, the module is poisoned for every agent on the page,
-//! so say so loudly, once, with what is known.
+//! so say so loudly, with what is known, then trap (the call that panicked
+//! throws a `WebAssembly.RuntimeError`).
+//!
+//! This is the shipped wasm's panic handler (the crate links no std there, see
+//! lib.rs). It reads the message only when it is a plain string (formatting
+//! one would link `core::fmt`); the location says where a formatted one (an
+//! index out of bounds, a `RefCell` already borrowed) came from. It allocates
+//! nothing: panic.js builds the text.
 
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(module = "/src/panic.js")]
 extern "C" {
     #[wasm_bindgen(js_name = reportPanic)]
-    fn report_panic(message: &str);
+    fn report_panic(message: &str, file: &str, line: u32, column: u32);
 }
 
-thread_local! {
-    static INSTALLED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Installs the hook once; called by every entry point (cheap after the first).
-pub fn install() {
-    if INSTALLED.with(|i| i.replace(true)) {
-        return;
-    }
-    std::panic::set_hook(Box::new(|info| {
-        let mut text = String::from("pi-agent-wasm: internal error (a bug; please report it): ");
-        if let Some(s) = info.payload().downcast_ref::<&str>() {
-            text.push_str(s);
-        } else if let Some(s) = info.payload().downcast_ref::<String>() {
-            text.push_str(s);
-        }
-        if let Some(location) = info.location() {
-            text.push_str(" at ");
-            text.push_str(location.file());
-        }
-        report_panic(&text);
-    }));
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo) -> ! {
+    let (file, line, column) = info
+        .location()
+        .map_or(("", 0, 0), |l| (l.file(), l.line(), l.column()));
+    report_panic(info.message().as_str().unwrap_or(""), file, line, column);
+    core::arch::wasm32::unreachable()
 }

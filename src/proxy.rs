@@ -7,6 +7,7 @@
 //! growing string is extended rather than rebuilt), so a long argument costs
 //! the same per delta at the end as at the start.
 
+use crate::prelude::*;
 use js_sys::{Array, JsString, Object, Promise, Uint8Array};
 use wasm_bindgen::prelude::*;
 
@@ -100,7 +101,6 @@ pub fn stream_proxy(
     #[wasm_bindgen(unchecked_param_type = "TranscriptContext")] context: JsValue,
     #[wasm_bindgen(unchecked_param_type = "ProxyStreamOptions")] options: JsValue,
 ) -> JsValue {
-    crate::panic::install();
     let stream = glue::create_assistant_message_event_stream();
     let model_object: JsValue = if view::is_object(&model) {
         model.clone()
@@ -321,7 +321,7 @@ fn index_of(event: &JsValue) -> Option<u32> {
         .content_index()
         .ok()?
         .as_f64()?;
-    (i >= 0.0 && i.fract() == 0.0 && i <= u32::MAX as f64).then_some(i as u32)
+    (i >= 0.0 && crate::float::fract(i) == 0.0 && i <= u32::MAX as f64).then_some(i as u32)
 }
 
 fn toolcall_delta_event(

@@ -1,6 +1,7 @@
 //! Steering and follow-up queues (pure).
 
-use std::collections::VecDeque;
+use crate::prelude::*;
+use alloc::collections::VecDeque;
 
 /// How many queued messages one poll takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

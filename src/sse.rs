@@ -14,7 +14,8 @@
 //! decoded only when asked for ([`DataLine::text`]): [`delta_line`] reads the common
 //! text/thinking delta lines straight from the bytes, which is most of a stream's work.
 
-use std::borrow::Cow;
+use crate::prelude::*;
+use alloc::borrow::Cow;
 
 /// JavaScript's `String.prototype.trim` whitespace (WhiteSpace + LineTerminator).
 pub(crate) fn is_js_ws(c: char) -> bool {

@@ -1,52 +1,14 @@
-//! Tool-set replay and diffing over transcript declarations (pure).
+//! Tool-set diffing over transcript declarations (pure).
 //!
-//! A transcript declares its tools through system messages: `toolsRemoved`
-//! deletes names, then `toolsAdded` sets them, in message order, with the
-//! insertion-order rules of a JS `Map` (re-setting a name keeps its place,
-//! re-adding after a delete moves it to the end). Declarations are compared by
-//! their JSON text, which the binding layer computes once per declaration.
+//! A transcript declares its tools through system messages (`toolsRemoved`,
+//! then `toolsAdded`, replayed in JS: `applyToolChanges` in
+//! src/agent_loop/declare.js, which `reset()` also needs where there is no
+//! wasm). Before each request the loop compares that replayed state with the
+//! run's tools; this module decides what the difference is. Declarations are
+//! compared by their JSON text, which the binding layer computes once per
+//! declaration.
 
-/// The tools a transcript declares, in JS `Map` order. `D` is whatever handle the
-/// caller keeps per declaration (a JS object in the binding layer).
-#[derive(Clone, Debug)]
-pub struct ToolSet<D> {
-    entries: Vec<(String, D)>,
-}
-
-impl<D> Default for ToolSet<D> {
-    fn default() -> Self {
-        ToolSet {
-            entries: Vec::new(),
-        }
-    }
-}
-
-impl<D> ToolSet<D> {
-    pub fn new() -> Self {
-        Self::default()
-    }
-    /// `map.delete(name)`.
-    pub fn remove(&mut self, name: &str) {
-        self.entries.retain(|(n, _)| n != name);
-    }
-    /// `map.set(name, declaration)`: an existing name keeps its position.
-    pub fn set(&mut self, name: String, declaration: D) {
-        match self.entries.iter_mut().find(|(n, _)| *n == name) {
-            Some(slot) => slot.1 = declaration,
-            None => self.entries.push((name, declaration)),
-        }
-    }
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &D)> {
-        self.entries.iter().map(|(n, d)| (n.as_str(), d))
-    }
-}
-
+use crate::prelude::*;
 /// What turns the `previous` tool state into `current`, as indices: the current
 /// entries to add (new, or same name with a different declaration) and the
 /// previous entries to remove (gone, or changed). Names map last-wins, as
@@ -76,21 +38,6 @@ fn changed(list: &[(&str, &str)], other: &[(&str, &str)]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn set_keeps_position_and_readd_moves_to_end() {
-        let mut set = ToolSet::new();
-        set.set("a".into(), 1);
-        set.set("b".into(), 2);
-        set.set("a".into(), 3);
-        assert_eq!(
-            set.iter().map(|(n, d)| (n, *d)).collect::<Vec<_>>(),
-            [("a", 3), ("b", 2)]
-        );
-        set.remove("a");
-        set.set("a".into(), 4);
-        assert_eq!(set.iter().map(|(n, _)| n).collect::<Vec<_>>(), ["b", "a"]);
-    }
 
     #[test]
     fn changed_declaration_is_removed_then_added() {

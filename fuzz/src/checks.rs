@@ -11,7 +11,7 @@ use pi_agent_wasm::json::partial::PartialJson;
 use pi_agent_wasm::json::schema::{compile, validate_arguments};
 use pi_agent_wasm::json::{Map, Value};
 use pi_agent_wasm::sse::{delta_line, DataLine, DeltaKind, SseFramer};
-use pi_agent_wasm::transcript::{tool_changes as diff, ToolSet};
+use pi_agent_wasm::transcript::tool_changes as diff;
 
 // ---- helpers ----------------------------------------------------------------------------
 
@@ -468,7 +468,8 @@ pub fn schema_validate(data: &[u8]) {
 // ---- tool-set diffing ---------------------------------------------------------------------------
 
 /// Byte -> (name, declaration): 4 names x 4 declarations, so collisions are frequent; 0xFF
-/// separates the previous list from the current one; the rest drives ToolSet operations.
+/// separates the previous list from the current one (anything after a second 0xFF is ignored:
+/// it drove the Rust tool-set replay, which is now `applyToolChanges` in declare.js).
 fn tool_list(bytes: &[u8]) -> Vec<(String, String)> {
     bytes
         .iter()
@@ -500,7 +501,6 @@ pub fn tool_changes(data: &[u8]) {
     let mut it = data.splitn(3, |&b| b == 0xFF);
     let prev = tool_list(it.next().unwrap_or_default());
     let cur = tool_list(it.next().unwrap_or_default());
-    let ops = it.next().unwrap_or_default();
     let p: Vec<(&str, &str)> = prev.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
     let c: Vec<(&str, &str)> = cur.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
     let (added, removed) = diff(&p, &c);
@@ -528,42 +528,20 @@ pub fn tool_changes(data: &[u8]) {
         );
     }
     if unique(&p) && unique(&c) {
-        let mut set: ToolSet<String> = ToolSet::new();
-        for (n, d) in &p {
-            set.set(n.to_string(), d.to_string());
-        }
+        // A JS `Map` as the replay uses it: `delete`, then `set` (which keeps an existing slot).
+        let mut got: Vec<(String, String)> = last_wins(&p);
         for &i in &removed {
-            set.remove(p[i].0);
+            got.retain(|(n, _)| n != p[i].0);
         }
         for &i in &added {
-            set.set(c[i].0.to_string(), c[i].1.to_string());
+            match got.iter_mut().find(|(n, _)| n == c[i].0) {
+                Some(slot) => slot.1 = c[i].1.to_string(),
+                None => got.push((c[i].0.to_string(), c[i].1.to_string())),
+            }
         }
-        let mut got: Vec<(String, String)> = set
-            .iter()
-            .map(|(n, d)| (n.to_string(), d.clone()))
-            .collect();
         let mut want = cm.clone();
         got.sort();
         want.sort();
         assert_eq!(got, want, "replaying the changes gives the current tools");
     }
-    // ToolSet follows JS Map order: set keeps the slot of an existing key, delete + set moves to the end.
-    let mut set: ToolSet<u8> = ToolSet::new();
-    let mut model: Vec<(String, u8)> = Vec::new();
-    for &b in ops {
-        let name = ((b'a' + (b & 3)) as char).to_string();
-        if b & 4 == 0 {
-            set.remove(&name);
-            model.retain(|(n, _)| *n != name);
-        } else {
-            set.set(name.clone(), b);
-            match model.iter_mut().find(|(n, _)| *n == name) {
-                Some(slot) => slot.1 = b,
-                None => model.push((name, b)),
-            }
-        }
-        assert_eq!(set.len(), model.len());
-    }
-    let got: Vec<(String, u8)> = set.iter().map(|(n, d)| (n.to_string(), *d)).collect();
-    assert_eq!(got, model);
 }

@@ -9,9 +9,10 @@
 //! await or a call into JS, because listeners, hooks and tools may call back
 //! into the agent.
 
+use crate::prelude::*;
+use alloc::rc::{Rc, Weak};
+use core::cell::{Cell, RefCell};
 use js_sys::{Array, Function, Promise};
-use std::cell::{Cell, RefCell};
-use std::rc::{Rc, Weak};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 use web_sys::AbortController;
@@ -225,7 +226,6 @@ impl Agent {
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "AgentOptions")] options: JsValue,
     ) -> Result<Agent, JsValue> {
-        crate::panic::install();
         // Read and checked in JS (options.js `agentInit`): the options are a
         // dozen property reads, cheaper there than as wasm code.
         let fallback = agent_loop::default_stream_fn().map_or_else(|e| e, JsValue::from);

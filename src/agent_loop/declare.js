@@ -1,6 +1,7 @@
 // Tool declarations and their replay (src/agent_loop/declare.rs): the JSON a
 // tool declares, the system messages that add or remove tools, and the replay of
-// every system message into one (also used for `state.systemPrompt`).
+// every system message into one (also used for `state.systemPrompt`). The
+// tool-set diff is Rust (src/transcript.rs); the replay is here, once.
 
 
 /** `[declaration, json]`: the declaration object and its JSON text, which is what equality compares. */
@@ -37,6 +38,27 @@ export const contentText = (content) =>
       ? content.filter((b) => b && b.type === "text").map((b) => b.text).join("\n")
       : "";
 
+/**
+ * Applies one system message's tool changes to `tools` (a `Map` of name →
+ * declaration): `toolsRemoved` deletes names, then `toolsAdded` sets them, so a
+ * re-set name keeps its place and a name added again after a removal moves to
+ * the end. The one implementation of the tool replay: the baseline below, and
+ * the loop's tool declarations (declare.rs replays the transcript with it).
+ * It is JS because its callers include places without the wasm (an `Agent`'s
+ * `reset()` before the module is ready, the worker's main-thread side).
+ */
+export function applyToolChanges(tools, message) {
+  for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
+  for (const tool of message.toolsAdded ?? []) tools.set(tool.name, tool);
+}
+
+/** The declarations `tools` holds once the system messages of `messages` are applied to a copy of it. */
+export function toolsAfter(tools, messages) {
+  const copy = new Map(tools);
+  for (const message of messages) if (message?.role === "system") applyToolChanges(copy, message);
+  return [...copy.values()];
+}
+
 /** Replays every system message into one (content appended, sections patched, tools replayed). */
 export function currentSystemMessage(messages) {
   const content = [];
@@ -52,8 +74,7 @@ export function currentSystemMessage(messages) {
       if (value === null) sections.delete(name);
       else sections.set(name, value);
     }
-    for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
-    for (const tool of message.toolsAdded ?? []) tools.set(tool.name, tool);
+    applyToolChanges(tools, message);
   }
   if (timestamp === undefined && tools.size === 0) return undefined;
   const out = { role: "system", content: content.join("\n\n") };

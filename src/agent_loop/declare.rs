@@ -2,13 +2,14 @@
 //! run's current tools, by rewriting the last pending system message or
 //! inserting one before the first non-system pending message.
 
-use js_sys::Array;
-use std::cell::RefCell;
+use crate::prelude::*;
+use core::cell::RefCell;
+use js_sys::{Array, Map};
 use wasm_bindgen::prelude::*;
 
 use crate::js::values::to_array;
 use crate::js::view::{self, view};
-use crate::transcript::{tool_changes, ToolSet};
+use crate::transcript::tool_changes;
 
 fn is_system(message: &JsValue) -> Result<bool, JsValue> {
     Ok(view::is_str(&view::field(message, |m| m.role())?, "system"))
@@ -16,16 +17,6 @@ fn is_system(message: &JsValue) -> Result<bool, JsValue> {
 
 fn non_empty(list: &JsValue) -> bool {
     Array::is_array(list) && list.unchecked_ref::<Array>().length() > 0
-}
-
-/// Replays `toolsRemoved`/`toolsAdded` of every system message in order.
-fn replay(set: &mut ToolSet<JsValue>, messages: &Array) -> Result<(), JsValue> {
-    for message in messages.iter() {
-        if is_system(&message)? {
-            apply(set, &message)?;
-        }
-    }
-    Ok(())
 }
 
 #[wasm_bindgen(module = "/src/agent_loop/declare.js")]
@@ -51,9 +42,16 @@ extern "C" {
     fn tool_update_message(added: &Array, removed: &Array) -> JsValue;
     #[wasm_bindgen(js_name = toolRef)]
     fn tool_ref(name: &JsValue) -> JsValue;
+    /// Applies a system message's `toolsRemoved`, then `toolsAdded`, to the map
+    /// (the one tool replay, shared with `reset()`'s baseline).
+    #[wasm_bindgen(js_name = applyToolChanges, catch)]
+    fn apply_tool_changes(tools: &Map, message: &JsValue) -> Result<(), JsValue>;
+    /// The declarations of a copy of `tools` with the system messages of `messages` applied.
+    #[wasm_bindgen(js_name = toolsAfter, catch)]
+    fn tools_after(tools: &Map, messages: &Array) -> Result<Array, JsValue>;
 }
 
-/// The tool set a transcript declares, remembered with what it was replayed
+/// The tools a transcript declares (a JS `Map` of name → declaration), remembered with what it was replayed
 /// from, so the next request replays only the messages added since. The cache
 /// is trusted only while the transcript still holds the same object at the
 /// last replayed position and every replayed system message at its index:
@@ -63,8 +61,8 @@ pub struct ToolReplay {
     len: u32,
     last: JsValue,
     systems: Vec<(u32, JsValue)>,
-    set: ToolSet<JsValue>,
-    /// Changes whenever `set` may have changed.
+    tools: Map,
+    /// Changes whenever `tools` may have changed.
     generation: u64,
     /// `(generation, tools signature)` of the last request that declared
     /// nothing: the same pair means the same answer, without comparing
@@ -73,7 +71,7 @@ pub struct ToolReplay {
 }
 
 /// Shared between the requests of a run, and between the runs of an `Agent`.
-pub type ReplayCache = std::rc::Rc<RefCell<ToolReplay>>;
+pub type ReplayCache = alloc::rc::Rc<RefCell<ToolReplay>>;
 
 impl ToolReplay {
     fn still_valid(&self, messages: &Array) -> bool {
@@ -87,8 +85,8 @@ impl ToolReplay {
         self.systems.iter().all(|(i, m)| messages.get(*i) == *m)
     }
 
-    /// Brings the cache up to date with `messages` and returns the tool set.
-    fn update(&mut self, messages: &Array) -> Result<&ToolSet<JsValue>, JsValue> {
+    /// Brings the cache up to date with `messages`.
+    fn update(&mut self, messages: &Array) -> Result<(), JsValue> {
         if !self.still_valid(messages) {
             let generation = self.generation + 1;
             *self = ToolReplay::default();
@@ -99,7 +97,7 @@ impl ToolReplay {
         while i + 1 < found.length() {
             let index = found.get(i).as_f64().unwrap_or(0.0) as u32;
             let message = found.get(i + 1);
-            apply(&mut self.set, &message)?;
+            apply_tool_changes(&self.tools, &message)?;
             self.generation += 1;
             self.systems.push((index, message));
             i += 2;
@@ -110,32 +108,8 @@ impl ToolReplay {
         } else {
             JsValue::UNDEFINED
         };
-        Ok(&self.set)
+        Ok(())
     }
-}
-
-/// Applies one system message's `toolsRemoved`, then `toolsAdded`.
-fn apply(set: &mut ToolSet<JsValue>, message: &JsValue) -> Result<(), JsValue> {
-    let removed = view(message).tools_removed()?;
-    if view::is_object(&removed) {
-        for tool in to_array(&removed)?.iter() {
-            set.remove(
-                &view::field(&tool, |t| t.name())?
-                    .as_string()
-                    .unwrap_or_default(),
-            );
-        }
-    }
-    let added = view(message).tools_added()?;
-    if view::is_object(&added) {
-        for tool in to_array(&added)?.iter() {
-            let name = view::field(&tool, |t| t.name())?
-                .as_string()
-                .unwrap_or_default();
-            set.set(name, tool);
-        }
-    }
-    Ok(())
 }
 
 /// `(name, tool, declaration JSON)` for a list of tools; declaration objects
@@ -194,9 +168,7 @@ pub fn declare_tool_changes(
     if key.is_some() && cache.borrow().settled == key {
         return Ok(pending.clone());
     }
-    let mut set = cache.borrow().set.clone();
-    replay(&mut set, &baseline)?;
-    let previous = declarations(set.iter().map(|(_, d)| d.clone()))?;
+    let previous = declarations(tools_after(&cache.borrow().tools, &baseline)?.iter())?;
     let current = if view::is_object(&tools) {
         declarations(to_array(&tools)?.iter())?
     } else {

@@ -4,9 +4,10 @@
 //! and runs to its first await before the next starts, as the reference's
 //! closures do when `Promise.all` invokes them.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
+use crate::prelude::*;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll};
 
 pub struct JoinAll<F: Future> {
     slots: Vec<Slot<F>>,
@@ -50,7 +51,7 @@ impl<F: Future> Future for JoinAll<F> {
         let out = this
             .slots
             .iter_mut()
-            .filter_map(|slot| match std::mem::replace(slot, Slot::Taken) {
+            .filter_map(|slot| match core::mem::replace(slot, Slot::Taken) {
                 Slot::Done(out) => Some(out),
                 _ => None,
             })

@@ -13,9 +13,9 @@ mod run;
 pub mod tools;
 mod turn;
 
+use alloc::rc::Rc;
+use core::cell::RefCell;
 use js_sys::{Array, Function};
-use std::cell::RefCell;
-use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use crate::js::call;
@@ -27,7 +27,7 @@ use crate::js::view;
 
 pub use run::run_loop;
 
-thread_local! {
+crate::local::local! {
     static DEFAULT_STREAM_FN: RefCell<Option<Function>> = const { RefCell::new(None) };
 }
 

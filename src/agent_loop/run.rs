@@ -2,6 +2,7 @@
 //! calls or steering messages remain; the outer loop picks up follow-ups (or one
 //! context-only turn after an explicit `continue`) when the agent would stop.
 
+use crate::prelude::*;
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 

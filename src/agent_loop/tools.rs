@@ -14,6 +14,7 @@
 //! `execute` or `afterToolCall` becomes an error result; reading the call itself
 //! (its `name`, `id`) or turning an error into text failing ends the run.
 
+use crate::prelude::*;
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
@@ -259,7 +260,7 @@ async fn execute_prepared(
         Ok(None) => Err(errors::type_error("tool.execute is not a function")),
         Err(e) => Err(e),
     };
-    let duration_ms = (values::mono() - start).round();
+    let duration_ms = crate::float::round(values::mono() - start);
     gate.set_open(false);
     let mut update_error = None;
     for w in gate.pending().iter() {

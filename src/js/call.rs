@@ -1,6 +1,7 @@
 //! Calling user JS functions: sync values and promises alike, thrown values
 //! becoming `Err`, never a panic.
 
+use crate::prelude::*;
 use js_sys::Function;
 use wasm_bindgen::prelude::*;
 

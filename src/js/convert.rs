@@ -1,6 +1,7 @@
 //! Conversion between JS values and the pure [`Value`], used only where Rust
 //! must understand the data: tool arguments during validation, and schemas.
 
+use crate::prelude::*;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 

@@ -8,10 +8,11 @@
 //! the waiting task at once (spawn.rs `resume`): one microtask hop per awaited
 //! promise, as a JS `await` takes, where `JsFuture` takes two.
 
-use std::cell::RefCell;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll, Waker};
+use crate::prelude::*;
+use core::cell::RefCell;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, Poll, Waker};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 
@@ -66,7 +67,7 @@ impl Slots {
 
 type Settler = Closure<dyn FnMut(u32, bool, JsValue)>;
 
-thread_local! {
+crate::local::local! {
     static SLOTS: RefCell<Slots> = RefCell::new(Slots::default());
     static SETTLER: RefCell<Option<Settler>> = const { RefCell::new(None) };
 }
@@ -76,7 +77,7 @@ fn on_settled(id: u32, ok: bool, value: JsValue) {
         let mut s = s.borrow_mut();
         let outcome = if ok { Ok(value) } else { Err(value) };
         match s.slots.get_mut(id as usize) {
-            Some(slot @ Slot::Waiting(_)) => match std::mem::replace(slot, Slot::Ready(outcome)) {
+            Some(slot @ Slot::Waiting(_)) => match core::mem::replace(slot, Slot::Ready(outcome)) {
                 Slot::Waiting(w) => w,
                 _ => None,
             },
@@ -204,7 +205,7 @@ impl Future for Settling {
                     }
                     None
                 }
-                Some(slot @ Slot::Ready(_)) => match std::mem::replace(slot, Slot::Free) {
+                Some(slot @ Slot::Ready(_)) => match core::mem::replace(slot, Slot::Free) {
                     Slot::Ready(outcome) => {
                         s.free.push(id);
                         Some(outcome)

@@ -7,12 +7,13 @@
 //! `await` does (`resume`). Its own copy is smaller: tasks live in a slab and
 //! a waker is the task's number, with no reference count and no JSPI support.
 
+use crate::prelude::*;
+use alloc::collections::VecDeque;
+use core::cell::RefCell;
+use core::future::Future;
+use core::pin::Pin;
+use core::task::{Context, RawWaker, RawWakerVTable, Waker};
 use js_sys::{Array, Function, Promise};
-use std::cell::RefCell;
-use std::collections::VecDeque;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, RawWaker, RawWakerVTable, Waker};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 
@@ -49,7 +50,7 @@ struct Executor {
     scheduled: bool,
 }
 
-thread_local! {
+crate::local::local! {
     static EXECUTOR: RefCell<Executor> = RefCell::new(Executor::default());
     static RUNNER: RefCell<Option<Closure<dyn FnMut()>>> = const { RefCell::new(None) };
 }
@@ -71,7 +72,7 @@ fn wake(id: u32) {
     EXECUTOR.with(|ex| {
         let mut ex = ex.borrow_mut();
         let queue = match ex.tasks.get_mut(id as usize) {
-            Some(Some(task)) => !std::mem::replace(&mut task.queued, true),
+            Some(Some(task)) => !core::mem::replace(&mut task.queued, true),
             _ => false,
         };
         if queue {

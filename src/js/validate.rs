@@ -7,6 +7,7 @@
 //! weak references, so a schema that is no longer used (an app that re-creates its
 //! tools on every render) frees its validator with it.
 
+use crate::prelude::*;
 use js_sys::{Array, Function, WeakMap};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
@@ -23,7 +24,7 @@ const UNCOERCIBLE: &str = "Tool arguments hold values JSON cannot carry (undefin
 /// Non-enumerable TypeBox markers that change coercion; copied as plain keys.
 pub const HIDDEN_SCHEMA_KEYS: &[&str] = &["~kind", "~optional", "~readonly"];
 
-thread_local! {
+crate::local::local! {
     /// Schema object → its validator function.
     static CACHE: WeakMap = WeakMap::new();
 }

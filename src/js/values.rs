@@ -1,6 +1,7 @@
 //! Plain-value helpers in JS (src/js/values.js) that every part of the binding
 //! layer uses: type tests, string conversion, own keys, the clock, array copies.
 
+use crate::prelude::*;
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 

@@ -9,6 +9,7 @@
 //! arithmetic; the estimate is within a few units, so this ends after a few
 //! comparisons.
 
+use crate::prelude::*;
 use core::cmp::Ordering;
 
 /// Significant digits kept; any further non-zero digit becomes a sticky `1`.
@@ -122,7 +123,8 @@ pub(crate) fn digits_to_f64(digits: &[u8], exp: i64) -> f64 {
     // Estimate, then correct in exact arithmetic.
     let e2 = exp + (n - taken as i64);
     let half = (e2 / 2) as i32;
-    let mut x = w as f64 * 10f64.powi(half) * 10f64.powi(e2 as i32 - half);
+    let mut x =
+        w as f64 * crate::float::powi(10.0, half) * crate::float::powi(10.0, e2 as i32 - half);
     if x.is_infinite() {
         x = f64::MAX;
     }

@@ -59,6 +59,7 @@
 //!   first (a JS object built from the nodes reorders them by itself).
 
 use super::value::{Map, Value};
+use crate::prelude::*;
 use crate::sse::is_js_ws;
 
 /// Index of a node in a [`PartialJson`] arena.
@@ -1229,7 +1230,7 @@ mod tests {
             self.i += 1;
         }
         fn hex4(&mut self) -> u32 {
-            let h = std::str::from_utf8(&self.s[self.i..self.i + 4]).unwrap();
+            let h = core::str::from_utf8(&self.s[self.i..self.i + 4]).unwrap();
             self.i += 4;
             u32::from_str_radix(h, 16).unwrap()
         }
@@ -1241,7 +1242,7 @@ mod tests {
                 while !matches!(self.s[self.i], b'"' | b'\\') {
                     self.i += 1;
                 }
-                out.push_str(std::str::from_utf8(&self.s[start..self.i]).unwrap());
+                out.push_str(core::str::from_utf8(&self.s[start..self.i]).unwrap());
                 let b = self.s[self.i];
                 self.i += 1;
                 if b == b'"' {
@@ -1259,7 +1260,7 @@ mod tests {
                         let u = self.hex4();
                         let lo = match self.s.get(self.i..self.i + 6) {
                             Some([b'\\', b'u', h @ ..]) => {
-                                u32::from_str_radix(std::str::from_utf8(h).unwrap(), 16).ok()
+                                u32::from_str_radix(core::str::from_utf8(h).unwrap(), 16).ok()
                             }
                             _ => None,
                         };
@@ -1350,7 +1351,7 @@ mod tests {
                     ) {
                         self.i += 1;
                     }
-                    let t = std::str::from_utf8(&self.s[start..self.i]).unwrap();
+                    let t = core::str::from_utf8(&self.s[start..self.i]).unwrap();
                     Value::Number(t.parse().unwrap())
                 }
             }

@@ -5,6 +5,7 @@
 //! schemas, and streamed partial arguments). Objects keep insertion order because
 //! JavaScript objects do, and error messages print arguments in that order.
 
+use crate::prelude::*;
 /// A JSON value with insertion-ordered objects.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {

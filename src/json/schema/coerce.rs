@@ -7,6 +7,7 @@ use super::jsnum::js_trim;
 use super::validate::{compile_check, has_unevaluated, Cx, Engine, Path};
 use super::{bool_str, overflow, SchemaError};
 use crate::json::Value;
+use crate::prelude::*;
 
 type Res<T> = Result<T, SchemaError>;
 
@@ -108,7 +109,7 @@ fn matches_type(v: &Value, t: &str) -> bool {
         "number" => matches!(v, Value::Number(_)),
         "integer" => v
             .as_f64()
-            .is_some_and(|n| n.is_finite() && n.fract() == 0.0),
+            .is_some_and(|n| n.is_finite() && crate::float::fract(n) == 0.0),
         "boolean" => matches!(v, Value::Bool(_)),
         "string" => matches!(v, Value::String(_)),
         "null" => v.is_null(),
@@ -125,7 +126,7 @@ fn coerce_primitive(h: &dyn Host, v: &Value, t: &str) -> Option<Value> {
         Value::String(s) if !js_trim(s).is_empty() => {
             let n = h.string_to_number(s);
             let ok = if integer {
-                n.is_finite() && n.fract() == 0.0
+                n.is_finite() && crate::float::fract(n) == 0.0
             } else {
                 n.is_finite()
             };
@@ -190,7 +191,7 @@ pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value
             if let Some(Value::Object(props)) = s.get("properties") {
                 for (k, ps) in props.iter() {
                     if let Some(x) = o.get_mut(k) {
-                        *x = coerce(h, std::mem::replace(x, Value::Null), ps, d)?;
+                        *x = coerce(h, core::mem::replace(x, Value::Null), ps, d)?;
                     }
                 }
             }
@@ -198,7 +199,7 @@ pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value
                 let known = |k: &str| matches!(s.get("properties"), Some(Value::Object(p)) if p.contains_key(k));
                 for (k, x) in o.iter_mut() {
                     if !known(k) {
-                        *x = coerce(h, std::mem::replace(x, Value::Null), ap, d)?;
+                        *x = coerce(h, core::mem::replace(x, Value::Null), ap, d)?;
                     }
                 }
             }
@@ -210,13 +211,13 @@ pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value
                 Some(Value::Array(list)) => {
                     for (x, t) in a.iter_mut().zip(list) {
                         if truthy(t) {
-                            *x = coerce(h, std::mem::replace(x, Value::Null), t, d)?;
+                            *x = coerce(h, core::mem::replace(x, Value::Null), t, d)?;
                         }
                     }
                 }
                 Some(t @ Value::Object(_)) => {
                     for x in a.iter_mut() {
-                        *x = coerce(h, std::mem::replace(x, Value::Null), t, d)?;
+                        *x = coerce(h, core::mem::replace(x, Value::Null), t, d)?;
                     }
                 }
                 _ => {}

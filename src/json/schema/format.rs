@@ -13,6 +13,7 @@
 
 use super::host::Host;
 use super::{cat, one_of, split_ascii, split_once_ascii};
+use crate::prelude::*;
 
 const V4: &str =
     "(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)";

@@ -11,6 +11,7 @@
 //! approximations are listed in [`super::pattern`] and [`super::format`].
 
 use super::{format, jsnum, pattern};
+use crate::prelude::*;
 
 /// JavaScript engine services used by schema validation.
 pub trait Host {

@@ -4,6 +4,7 @@
 
 use super::pattern::is_space;
 use crate::json::num::{digits_to_f64, parse_f64, usize_to_string};
+use crate::prelude::*;
 
 /// `String.prototype.trim` (ECMAScript white space and line terminators).
 pub(crate) fn js_trim(s: &str) -> &str {
@@ -290,12 +291,12 @@ pub fn num_to_string(v: f64) -> String {
     }
     if k <= n && n <= 21 {
         out.push_str(&s);
-        out.extend(std::iter::repeat_n('0', (n - k) as usize));
+        out.extend(core::iter::repeat_n('0', (n - k) as usize));
     } else if -6 < n && n <= 21 {
         // A decimal point inside the digits or after "0." and zeros.
         if n <= 0 {
             out.push_str("0.");
-            out.extend(std::iter::repeat_n('0', (-n) as usize));
+            out.extend(core::iter::repeat_n('0', (-n) as usize));
         }
         for (i, c) in s.chars().enumerate() {
             if n > 0 && i == n as usize {

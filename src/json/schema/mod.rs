@@ -32,6 +32,7 @@
 //!   to deep arguments) fails with "Tool arguments are nested too deeply for
 //!   the schema." (V8 goes deeper and then reports its own stack overflow).
 
+use crate::prelude::*;
 mod coerce;
 mod format;
 mod host;
@@ -89,9 +90,9 @@ impl SchemaError {
 /// deep schemas or values end in an error instead of overflowing the (1 MiB on
 /// wasm32) stack, whatever the frame sizes of the build.
 pub(crate) mod stack {
-    use std::cell::Cell;
+    use core::cell::Cell;
 
-    thread_local! {
+    crate::local::local! {
         static BASE: Cell<usize> = const { Cell::new(0) };
     }
     /// Half of the wasm stack (`.cargo/config.toml`), leaving the rest to the
@@ -105,7 +106,7 @@ pub(crate) mod stack {
 
     fn here() -> usize {
         let marker = 0u8;
-        std::hint::black_box(&marker) as *const u8 as usize
+        core::hint::black_box(&marker) as *const u8 as usize
     }
 
     /// Marks the entry frame (if none is marked yet) until dropped.

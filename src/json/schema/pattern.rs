@@ -24,6 +24,7 @@
 //! Compile errors carry V8's reason text (`Unterminated group`, `Nothing to
 //! repeat`, ...); [`error_message`] formats them like V8's `SyntaxError`.
 
+use crate::prelude::*;
 const STEP_LIMIT: u32 = 1_000_000;
 
 #[derive(Debug)]

@@ -3,6 +3,8 @@
 
 use super::{pattern, validate_arguments, SchemaError};
 use crate::json::{Map, Value};
+use crate::prelude::*;
+use std::eprintln;
 
 /// A minimal JSON reader for the fixture (test-only).
 struct Reader<'a> {
@@ -78,13 +80,13 @@ impl Reader<'_> {
                 while self.i < self.b.len() && b"+-.eE0123456789".contains(&self.b[self.i]) {
                     self.i += 1;
                 }
-                let t = std::str::from_utf8(&self.b[s..self.i]).unwrap();
+                let t = core::str::from_utf8(&self.b[s..self.i]).unwrap();
                 Value::Number(t.parse().unwrap())
             }
         }
     }
     fn hex4(&mut self) -> u32 {
-        let t = std::str::from_utf8(&self.b[self.i..self.i + 4]).unwrap();
+        let t = core::str::from_utf8(&self.b[self.i..self.i + 4]).unwrap();
         self.i += 4;
         u32::from_str_radix(t, 16).unwrap()
     }

@@ -13,6 +13,7 @@ use super::validate::{strict_eq, Cx, Engine, Path};
 use super::{bool_str, cat, one_of, overflow, SchemaError};
 use crate::json::num::parse_f64;
 use crate::json::{Map, Value};
+use crate::prelude::*;
 
 type Res<T> = Result<T, SchemaError>;
 
@@ -24,7 +25,7 @@ fn kind(s: &Value) -> Option<&str> {
 }
 
 fn take(v: &mut Value) -> Value {
-    std::mem::replace(v, Value::Null)
+    core::mem::replace(v, Value::Null)
 }
 
 /// Applies `Value.Convert` to `v` with the root's return value discarded.
@@ -135,7 +136,7 @@ fn from_type(h: &dyn Host, s: &Value, v: Value, defs: Option<&Map>, depth: u32) 
             }
             _ => v,
         },
-        Some("Integer") => try_number(h, &v).map_or(v, |n| Value::Number(n.trunc())),
+        Some("Integer") => try_number(h, &v).map_or(v, |n| Value::Number(crate::float::trunc(n))),
         Some("Intersect") => {
             let mut v = v;
             if let Some(Value::Array(all)) = s.get("allOf") {

@@ -13,7 +13,8 @@ use super::jsnum::js_rem;
 use super::{cat, format, join, one_of, split_ascii, split_once_ascii};
 use crate::json::num::usize_to_string;
 use crate::json::{Map, Value};
-use std::cell::Cell;
+use crate::prelude::*;
+use core::cell::Cell;
 
 const MAX_ERRORS: usize = 8;
 /// Nesting limit of the plain tree walks (hashing, `$id` search, compile walk).
@@ -192,7 +193,7 @@ impl<'h> Cx<'h> {
         true
     }
     fn merge(&mut self, mut other: Cx) {
-        let o = std::mem::take(other.top());
+        let o = core::mem::take(other.top());
         for k in o.keys {
             self.add_key(&k);
         }
@@ -363,7 +364,7 @@ fn has_duplicates(a: &[Value]) -> bool {
 
 /// `Guard.IsMultipleOf`.
 fn is_multiple_of(n: f64, d: f64) -> bool {
-    if n.fract() == 0.0 && js_rem(1.0 / d, 1.0) == 0.0 {
+    if crate::float::fract(n) == 0.0 && js_rem(1.0 / d, 1.0) == 0.0 {
         return true;
     }
     let m = js_rem(n, d);
@@ -373,6 +374,8 @@ fn is_multiple_of(n: f64, d: f64) -> bool {
 
 /// TypeBox's grapheme-cluster counting over UTF-16 code units.
 mod graphemes {
+    use crate::prelude::*;
+
     fn cp(u: &[u16], i: usize) -> u32 {
         match (u.get(i), u.get(i + 1)) {
             (Some(&h), Some(&l))
@@ -955,7 +958,7 @@ impl<'a> Engine<'a> {
             "boolean" => matches!(v, Value::Bool(_)),
             "integer" => v
                 .as_f64()
-                .is_some_and(|n| n.is_finite() && n.fract() == 0.0),
+                .is_some_and(|n| n.is_finite() && crate::float::fract(n) == 0.0),
             "number" => v.as_f64().is_some_and(f64::is_finite),
             "null" => v.is_null(),
             "string" => matches!(v, Value::String(_)),

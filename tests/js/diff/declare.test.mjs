@@ -307,3 +307,30 @@ scenario(
 		},
 	},
 );
+
+scenario(
+	"the replay keeps JS Map order: a re-declared name keeps its place, one added again after a removal moves to the end",
+	async (impl) => {
+		const tr = new Trace();
+		const history = [
+			{ role: "system", content: "base", toolsAdded: [decl("a"), decl("b"), decl("c")], timestamp: 1 },
+			user("old"),
+			{ role: "system", content: "", toolsAdded: [decl("a", "a, again")], toolsRemoved: [{ name: "b" }], timestamp: 2 },
+			{ role: "system", content: "", toolsAdded: [decl("b")], timestamp: 3 },
+		];
+		// The runtime's order differs from the transcript's (c, a, b): only the changed `a` is declared.
+		const tools = [makeTool(tr, "c"), makeTool(tr, "a"), makeTool(tr, "b")];
+		const streamFn = scripted(impl, [{ content: [text("ok")] }], { tr });
+		await runLoop(impl, { tr, kind: "continue", context: { messages: history.concat([user("go")]), tools }, config: baseConfig(tr), streamFn });
+		const agent = new impl.Agent({ streamFn, initialState: { messages: history } });
+		agent.reset();
+		tr.note("baseline", agent.state.messages);
+		return tr.result({ calls: streamFn.calls });
+	},
+	{
+		check(t) {
+			assert.deepEqual(loadout(t.calls[0].messages), ["+a +b +c", "+a -b", "+b", "+a -a"]);
+			assert.deepEqual(t.notes.baseline[0].toolsAdded.map((x) => `${x.name}: ${x.description}`), ["a: a, again", "c: c tool", "b: b tool"]);
+		},
+	},
+);
