@@ -11,6 +11,12 @@
 export const TAG = "pi-agent-wasm/worker";
 
 /**
+ * Added to a delta's length in a run of text or thinking deltas when the delta crosses as its own text
+ * rather than as the next part of what its block was appended (worker-host.js, `queueDelta`).
+ */
+export const EXPLICIT = 2 ** 31;
+
+/**
  * Numbers for objects that crossed the channel. The main thread numbers its
  * objects with even ids and the worker with odd ones, so the two never clash.
  */

@@ -4,7 +4,7 @@
 // of the agent's state, rebuilt from the events the worker posts (what changed
 // since the last event, per token), and runs the tools, hooks and listeners
 // the app gave it when the worker asks.
-import { TAG, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
+import { TAG, EXPLICIT, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
 // The rules the in-page Agent uses, from the same files (pkg/snippets; they load no wasm).
 import { EMPTY_USAGE } from "../src/js/events.js";
 import { defaultConvertToLlm } from "../src/agent_loop/loop.js";
@@ -389,7 +389,7 @@ export class WorkerAgent {
   #receive(msg) {
     switch (msg.op) {
       case "ev":
-        this.#queue.push({ events: msg.events, i: 0, j: 0 });
+        this.#queue.push({ events: msg.events, i: 0, k: 0, text: msg.text, lens: msg.lens, tp: 0, lp: 0 });
         break;
       case "done":
         this.#queue.push({ done: msg });
@@ -417,6 +417,11 @@ export class WorkerAgent {
         pending = this.#process(entry);
       } catch (e) {
         report(e);
+        // Past the item that threw, so that the queue moves on.
+        if (entry.events) {
+          entry.i++;
+          entry.k = 0;
+        }
       }
       // A batch is done when its cursor is at its end (it resumes there after a listener's promise).
       if (!entry.events || entry.i >= entry.events.length) this.#qi++;
@@ -439,36 +444,15 @@ export class WorkerAgent {
     const events = entry.events;
     while (entry.i < events.length) {
       const item = events[entry.i];
-      let event;
       if (typeof item[0] === "number") {
-        // A run of text or thinking deltas: [code, contentIndex, their text, length, length, …] (see worker-host.js).
-        const [code, ci, text] = item;
-        let j = entry.j || 3;
-        let off = entry.off || 0;
-        while (j < item.length) {
-          const end = off + item[j++];
-          const delta = this.#deltaEvent(code, ci, text.slice(off, end));
-          off = end;
-          if (!delta) continue;
-          const pending = this.#deliver(delta);
-          if (pending) {
-            if (j < item.length) {
-              entry.j = j;
-              entry.off = off;
-            } else {
-              entry.i++;
-              entry.j = entry.off = 0;
-            }
-            return pending;
-          }
-        }
-        entry.i++;
-        entry.j = entry.off = 0;
+        const pending = this.#deltas(entry, item);
+        if (pending) return pending;
         continue;
-      } else {
-        entry.i++;
-        event = this.#decode(item);
       }
+      this.#runCode = 0;
+      this.#ahead = "";
+      entry.i++;
+      const event = this.#decode(item);
       if (!event) continue;
       const pending = this.#deliver(event);
       if (pending) return pending;
@@ -479,14 +463,75 @@ export class WorkerAgent {
     this.#internals.changed();
     return this.#dispatch(event);
   }
-  #deltaEvent(code, ci, delta) {
+  // The run of deltas being read, as worker-host.js's `queueDelta` keeps it: its code and block, the text
+  // appended to the block that no delta has covered yet, and the blocks of the streaming message that had a delta.
+  #runCode = 0;
+  #runBlock = -1;
+  #ahead = "";
+  #streamed = new Set();
+  /**
+   * A run of text or thinking deltas, `[code, contentIndex, count]`: per delta, the length of text it appends
+   * to the block (from the batch's `text`) and the length of its `delta`, the next part of the text appended
+   * (or, flagged, the next part of `text`). Each delta is one `message_update`, delivered as `#deliver` would,
+   * with what a `message_update` changes in the state set here. A promise when a listener returned one (the
+   * cursors stay on the entry).
+   */
+  #deltas(entry, item) {
+    const code = item[0];
+    const ci = item[1];
+    const count = item[2];
     const P = this.#partial;
-    if (!P) return;
-    const block = P.content[ci];
-    const type = code === 1 || code === 3 ? "text_delta" : "thinking_delta";
-    if (code === 1) block.text += delta;
-    else if (code === 2) block.thinking += delta;
-    return { type: "message_update", assistantMessageEvent: { type, contentIndex: ci, delta, partial: P }, message: { ...P } };
+    const block = P?.content[ci];
+    const key = code === 1 ? "text" : "thinking";
+    if (this.#runCode !== code || this.#runBlock !== ci) {
+      this.#runCode = code;
+      this.#runBlock = ci;
+      const before = block?.[key];
+      this.#ahead = this.#streamed.has(ci) || typeof before !== "string" ? "" : before;
+    }
+    this.#streamed.add(ci);
+    const type = code === 1 ? "text_delta" : "thinking_delta";
+    const { text, lens } = entry;
+    const state = this.state;
+    const changed = this.#internals.changed;
+    let { k, tp, lp } = entry;
+    let ahead = this.#ahead;
+    let pending;
+    while (k < count) {
+      const appended = lens[lp];
+      const length = lens[lp + 1];
+      lp += 2;
+      k++;
+      if (appended !== 0) {
+        const a = text.slice(tp, (tp += appended));
+        if (block) block[key] += a;
+        ahead = ahead === "" ? a : ahead + a;
+      }
+      let delta = ahead;
+      if (length >= EXPLICIT) {
+        delta = text.slice(tp, (tp += length - EXPLICIT));
+        ahead = "";
+      } else if (length === ahead.length) ahead = "";
+      else {
+        delta = ahead.slice(0, length);
+        ahead = ahead.slice(length);
+      }
+      if (!P) continue;
+      const message = { ...P };
+      state.streamingMessage = message;
+      changed();
+      pending = this.#dispatch({ type: "message_update", assistantMessageEvent: { type, contentIndex: ci, delta, partial: P }, message });
+      if (pending) break;
+    }
+    this.#ahead = ahead;
+    entry.tp = tp;
+    entry.lp = lp;
+    if (k < count) entry.k = k;
+    else {
+      entry.k = 0;
+      entry.i++;
+    }
+    return pending;
   }
   #decode(item) {
     const refs = this.#refs;
@@ -502,7 +547,10 @@ export class WorkerAgent {
       const packed = item[i + 1];
       event[item[i]] = packed[0] === "a" ? packed[1].map((x) => refs.dec(x)) : this.#dec(packed);
     }
-    if (event.type === "message_start") this.#partial = { ...event.message };
+    if (event.type === "message_start") {
+      this.#partial = { ...event.message };
+      this.#streamed = new Set();
+    }
     else if (event.type === "message_end") this.#partial = undefined;
     return event;
   }
@@ -554,6 +602,7 @@ export class WorkerAgent {
       else if (kind === 4) v = this.#dec(v);
       ame[key] = v;
     }
+    if (ame.type === "text_delta" || ame.type === "thinking_delta") this.#streamed.add(ame.contentIndex);
     return { type: "message_update", assistantMessageEvent: ame, message: { ...P } };
   }
   #reduce(event) {
