@@ -8,8 +8,9 @@ import { TAG, EXPLICIT, Refs, pack, unpack, packError, unpackError } from "./wor
 // The rules the in-page Agent uses, from the same files (pkg/snippets; they load no wasm).
 import { EMPTY_USAGE } from "../src/js/events.js";
 import { defaultConvertToLlm } from "../src/agent_loop/loop.js";
-import { currentSystemMessage, systemPromptOf } from "../src/agent_loop/declare.js";
-import { DEFAULT_MODEL } from "../src/agent/state.js";
+import {
+  createAgentState, STATE_INTERNALS, getSnapshot, subscribeState, reduce, resetState, startRunState, finishRunState,
+} from "../src/agent/state.js";
 
 const HOOKS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse", "onProviderStreamEvent",
   "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn", "prepareNextTurnWithContext"];
@@ -80,7 +81,6 @@ export class WorkerAgent {
   #internals;
   #proxy;
   #workerOptions;
-  #synced;
 
   constructor(options) {
     if (options == null || typeof options !== "object") throw new TypeError("WorkerAgentOptions must be an object");
@@ -138,130 +138,71 @@ export class WorkerAgent {
   }
 
   // ---- the state mirror ---------------------------------------------------------------------
+  /**
+   * The in-page Agent's state object (state.js), whose `model`, `thinkingLevel`, `tools` and `messages`
+   * also reach the worker when the app assigns them.
+   */
   #createState(initial) {
+    const state = createAgentState(initial);
+    const internals = STATE_INTERNALS.get(state);
+    this.#internals = internals;
     const self = this;
-    let tools = initial?.tools?.slice() ?? [];
-    let messages = initial?.messages?.slice() ?? [];
-    let model = initial?.model ?? DEFAULT_MODEL;
-    let thinkingLevel = initial?.thinkingLevel ?? "off";
-    const prompt = initial?.systemPrompt;
-    if (messages[0]?.role !== "system" && (prompt || tools.length > 0)) {
-      const first = { role: "system", content: prompt ?? "" };
-      if (tools.length) {
-        first.toolsAdded = tools.map((t) => {
-          const d = { name: t.name, description: t.description, parameters: JSON.parse(JSON.stringify(t.parameters)) };
-          if (t.constrainedSampling !== undefined) d.constrainedSampling = t.constrainedSampling;
-          return d;
-        });
-      }
-      first.timestamp = 0;
-      messages.unshift(first);
-    }
-    const watchers = new Set();
-    let scheduled = false;
-    const notify = () => {
-      scheduled = false;
-      for (const { watcher, sync } of watchers) if (!sync) watcher();
+    let model = state.model;
+    let thinkingLevel = state.thinkingLevel;
+    this.#setModel = (m, level) => {
+      model = m;
+      thinkingLevel = level;
     };
-    const changed = () => {
-      if (watchers.size === 0) return;
-      for (const { watcher, sync } of watchers) if (sync) watcher();
-      if (!scheduled) {
-        scheduled = true;
-        frame(notify);
-      }
-    };
-    let exposed = false;
-    const state = {
-      get systemPrompt() {
-        return systemPromptOf(messages);
+    const tools = Object.getOwnPropertyDescriptor(state, "tools");
+    const messages = Object.getOwnPropertyDescriptor(state, "messages");
+    Object.defineProperties(state, {
+      model: {
+        get: () => model,
+        set(v) {
+          model = v;
+          self.#post({ op: "set", key: "model", v });
+          internals.changed();
+        },
       },
-      get model() {
-        return model;
+      thinkingLevel: {
+        get: () => thinkingLevel,
+        set(v) {
+          thinkingLevel = v;
+          self.#post({ op: "set", key: "thinkingLevel", v });
+          internals.changed();
+        },
       },
-      set model(v) {
-        model = v;
-        self.#post({ op: "set", key: "model", v });
-        changed();
+      tools: {
+        get: tools.get,
+        set(next) {
+          tools.set.call(state, next);
+          self.#post({ op: "set", key: "tools", v: state.tools.map(declaration) });
+        },
       },
-      get thinkingLevel() {
-        return thinkingLevel;
+      messages: {
+        get: messages.get,
+        set(next) {
+          messages.set.call(state, next);
+          self.#syncMessages();
+        },
       },
-      set thinkingLevel(v) {
-        thinkingLevel = v;
-        self.#post({ op: "set", key: "thinkingLevel", v });
-        changed();
-      },
-      get tools() {
-        return tools;
-      },
-      set tools(next) {
-        tools = next.slice();
-        self.#post({ op: "set", key: "tools", v: tools.map(declaration) });
-        changed();
-      },
-      get messages() {
-        exposed = true;
-        return messages;
-      },
-      set messages(next) {
-        messages = next.slice();
-        exposed = false;
-        self.#syncMessages();
-        changed();
-      },
-      isStreaming: false,
-      streamingMessage: undefined,
-      pendingToolCalls: new Set(),
-      errorMessage: undefined,
-    };
-    let snapshot, source, length = -1, last, frozen, systemPrompt = "";
-    this.#internals = {
-      changed,
-      messages: () => messages,
-      exposed: () => exposed,
-      setModel(m, level) {
-        model = m;
-        thinkingLevel = level;
-      },
-      snapshot() {
-        const tail = messages[messages.length - 1];
-        const moved = source !== messages || length !== messages.length || last !== tail;
-        const s = snapshot;
-        if (s !== undefined && !moved && s.model === model && s.thinkingLevel === thinkingLevel && s.tools === tools &&
-          s.isStreaming === state.isStreaming && s.streamingMessage === state.streamingMessage &&
-          s.pendingToolCalls === state.pendingToolCalls && s.errorMessage === state.errorMessage) {
-          return s;
-        }
-        if (moved) {
-          frozen = Object.freeze(messages.slice());
-          source = messages;
-          length = messages.length;
-          last = tail;
-          systemPrompt = systemPromptOf(messages);
-        }
-        snapshot = Object.freeze({
-          systemPrompt, model, thinkingLevel, tools, messages: frozen, isStreaming: state.isStreaming,
-          streamingMessage: state.streamingMessage, pendingToolCalls: state.pendingToolCalls, errorMessage: state.errorMessage,
-        });
-        return snapshot;
-      },
-      watch(watcher, sync) {
-        const entry = { watcher, sync };
-        watchers.add(entry);
-        return () => watchers.delete(entry);
-      },
-    };
+    });
     return state;
   }
+  /** Sets the model and thinking level the worker's agent chose (no post back). */
+  #setModel;
+  /**
+   * The transcript as the worker has it: the run copy state.js keeps (see `runMessages`), extended with
+   * each finished message. A new copy means the app changed `state.messages` and the worker gets it again.
+   */
+  #mirror;
 
   /** A frozen view of the state that keeps its identity until the state changes (see `Agent.getSnapshot`). */
   getSnapshot() {
-    return this.#internals.snapshot();
+    return getSnapshot(this.state);
   }
   subscribeState(listener, options) {
-    if (typeof listener !== "function") throw new TypeError("subscribeState(listener): listener must be a function");
-    return this.#internals.watch(listener, options?.coalesce === false);
+    return subscribeState(this.state, listener, options);
   }
   subscribe(listener) {
     if (typeof listener !== "function") throw new TypeError("subscribe(listener): listener must be a function");
@@ -292,6 +233,8 @@ export class WorkerAgent {
     }
     this.#dead = undefined;
     this.#outbox = [];
+    this.#runCode = 0;
+    this.#ahead = "";
     const alive = () => this.#worker === w && this.#gen === gen;
     w.addEventListener("message", (event) => {
       if (!alive()) return;
@@ -308,8 +251,7 @@ export class WorkerAgent {
       this.#fail(new Error(`pi-agent-wasm: the agent's worker failed: ${event.message || "it could not be loaded"}`));
     });
     w.addEventListener("messageerror", () => alive() && this.#fail(new Error("pi-agent-wasm: a message from the agent's worker could not be read")));
-    const messages = this.#internals.messages();
-    this.#synced = { array: messages, length: messages.length, last: messages[messages.length - 1] };
+    const messages = (this.#mirror = this.#internals.runMessages(true));
     const options = {};
     for (const key of OPTIONS) if (this.#fields[key] !== undefined) options[key] = this.#fields[key];
     options.steeringMode = this.#fields.steeringMode;
@@ -537,7 +479,7 @@ export class WorkerAgent {
     const refs = this.#refs;
     if (!Array.isArray(item)) {
       if (item.s) {
-        this.#internals.setModel(item.s[0], item.s[1]);
+        this.#setModel(item.s[0], item.s[1]);
         return;
       }
       return this.#decodeUpdate(item);
@@ -605,41 +547,17 @@ export class WorkerAgent {
     if (ame.type === "text_delta" || ame.type === "thinking_delta") this.#streamed.add(ame.contentIndex);
     return { type: "message_update", assistantMessageEvent: ame, message: { ...P } };
   }
+  /** The in-page Agent's reducer, plus what the page's side keeps: its queues, the worker's transcript, the run's end. */
   #reduce(event) {
-    const state = this.state;
+    reduce(this.state, event);
     switch (event.type) {
       case "message_start":
-        state.streamingMessage = event.message;
         this.#dequeue(event.message);
         break;
-      case "message_update":
-        state.streamingMessage = event.message;
-        break;
-      case "message_end": {
-        state.streamingMessage = undefined;
-        const messages = this.#internals.messages();
-        messages.push(event.message);
-        const s = this.#synced;
-        if (s.array === messages && s.length === messages.length - 1) {
-          s.length++;
-          s.last = event.message;
-        }
-        break;
-      }
-      case "tool_execution_start":
-        state.pendingToolCalls = new Set(state.pendingToolCalls).add(event.toolCallId);
-        break;
-      case "tool_execution_end": {
-        const next = new Set(state.pendingToolCalls);
-        next.delete(event.toolCallId);
-        state.pendingToolCalls = next;
-        break;
-      }
-      case "turn_end":
-        if (event.message?.role === "assistant" && event.message.errorMessage) state.errorMessage = event.message.errorMessage;
+      case "message_end":
+        this.#mirror?.push(event.message);
         break;
       case "agent_end":
-        state.streamingMessage = undefined;
         if (this.#run) this.#run.ended = true;
         break;
     }
@@ -689,12 +607,8 @@ export class WorkerAgent {
     const run = this.#run;
     if (!run || run.id !== done.id) return;
     this.#run = undefined;
-    const state = this.state;
-    state.isStreaming = false;
-    state.streamingMessage = undefined;
-    state.pendingToolCalls = new Set();
     this.#partial = undefined;
-    this.#internals.changed();
+    finishRunState(this.state);
     if (done.ok) run.resolve();
     else run.reject(unpackError(done.error));
     run.idle();
@@ -748,22 +662,12 @@ export class WorkerAgent {
 
   // ---- runs ---------------------------------------------------------------------------------
   #syncMessages() {
-    const messages = this.#internals.messages();
-    this.#synced = { array: messages, length: messages.length, last: messages[messages.length - 1], copy: undefined };
+    const messages = (this.#mirror = this.#internals.runMessages(true));
     this.#post({ op: "set", key: "messages", v: messages.map((m) => this.#refs.enc(m)) });
-    if (this.#internals.exposed()) this.#synced.copy = messages.slice();
   }
   /** Edits of `state.messages` in place since the last sync reach the worker before a run. */
   #syncBeforeRun() {
-    const messages = this.#internals.messages();
-    const s = this.#synced;
-    let same = s.array === messages && s.length === messages.length && s.last === messages[messages.length - 1];
-    if (same && this.#internals.exposed()) {
-      const copy = s.copy;
-      same = copy !== undefined && copy.length === messages.length && messages.every((m, i) => copy[i] === m);
-    }
-    if (!same) this.#syncMessages();
-    else if (this.#internals.exposed()) s.copy = messages.slice();
+    if (this.#internals.runMessages(true) !== this.#mirror) this.#syncMessages();
   }
   #start(kind, input) {
     if (!this.#worker && this.#factory) this.#startWorker();
@@ -773,11 +677,7 @@ export class WorkerAgent {
     const idlePromise = new Promise((res) => (idle = res));
     const id = ++this.#runId;
     this.#run = { id, controller, signal: controller.signal, resolve, reject, idle, idlePromise };
-    const state = this.state;
-    state.isStreaming = true;
-    state.streamingMessage = undefined;
-    state.errorMessage = undefined;
-    this.#internals.changed();
+    startRunState(this.state);
     if (this.#dead || !this.#worker) {
       this.#fail(this.#dead ?? new Error("pi-agent-wasm: the agent's worker is not running"));
       return promise;
@@ -817,19 +717,11 @@ export class WorkerAgent {
   }
   reset() {
     if (this.#run) throw new Error(ALREADY_RESETTING);
-    // The transcript's system messages replayed into one baseline, as the in-page reset does; the worker gets
-    // the same object (state.messages posts it) and empties its queues.
-    const baseline = currentSystemMessage(this.#internals.messages());
-    this.state.messages = baseline ? [baseline] : [];
+    // As the in-page reset does (the messages setter posts the baseline); the worker also empties its queues.
+    resetState(this.state);
     this.#post({ op: "clear", which: "clearAllQueues" });
     this.#steering = [];
     this.#followUp = [];
-    const state = this.state;
-    state.isStreaming = false;
-    state.streamingMessage = undefined;
-    state.pendingToolCalls = new Set();
-    state.errorMessage = undefined;
-    this.#internals.changed();
   }
 
   // ---- queues -------------------------------------------------------------------------------
