@@ -4,13 +4,10 @@
 //
 // Tools and hooks of the main thread are called over the channel; tools,
 // hooks and a stream function registered here with `serveAgent` run in the
-// worker. Events leave as what changed since the last event, batched per
-// macrotask.
+// worker. Events leave as what changed since the last event, in batches at
+// least a frame apart while they stream.
 import * as core from "./index.js";
-import { TAG, EXPLICIT, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
-
-const HOOKS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse", "onProviderStreamEvent",
-  "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn", "prepareNextTurnWithContext"];
+import { TAG, EXPLICIT, HOOKS, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
 
 /**
  * Serves the WorkerAgent that created this worker. `setup` is an object, or a

@@ -1,10 +1,10 @@
 // pi-agent-wasm/worker: an object with the Agent API whose loop, stream
 // function and WebAssembly run in a dedicated module Worker
-// (worker-host.js). This module loads no wasm: the main thread keeps a mirror
-// of the agent's state, rebuilt from the events the worker posts (what changed
-// since the last event, per token), and runs the tools, hooks and listeners
-// the app gave it when the worker asks.
-import { TAG, EXPLICIT, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
+// (worker-host.js). This module loads no wasm: the main thread keeps the
+// agent's state (the in-page Agent's own state object and reducer), rebuilt
+// from the events the worker posts (what changed since the last event), and
+// runs the tools, hooks and listeners the app gave it when the worker asks.
+import { TAG, EXPLICIT, HOOKS, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
 // The rules the in-page Agent uses, from the same files (pkg/snippets; they load no wasm).
 import { EMPTY_USAGE } from "../src/js/events.js";
 import { defaultConvertToLlm } from "../src/agent_loop/loop.js";
@@ -12,8 +12,6 @@ import {
   createAgentState, STATE_INTERNALS, getSnapshot, subscribeState, reduce, resetState, startRunState, finishRunState,
 } from "../src/agent/state.js";
 
-const HOOKS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse", "onProviderStreamEvent",
-  "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn", "prepareNextTurnWithContext"];
 const OPTIONS = ["sessionId", "thinkingBudgets", "transport", "maxRetryDelayMs", "toolExecution", "identity"];
 const ALREADY_PROMPTING =
   "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";
@@ -437,7 +435,9 @@ export class WorkerAgent {
     const state = this.state;
     const changed = this.#internals.changed;
     let { k, tp, lp } = entry;
+    // What is ahead is `ahead` from `at` on (an offset rather than a slice per delta).
     let ahead = this.#ahead;
+    let at = 0;
     let pending;
     while (k < count) {
       const appended = lens[lp];
@@ -447,16 +447,17 @@ export class WorkerAgent {
       if (appended !== 0) {
         const a = text.slice(tp, (tp += appended));
         if (block) block[key] += a;
-        ahead = ahead === "" ? a : ahead + a;
+        ahead = at === ahead.length ? a : ahead.slice(at) + a;
+        at = 0;
       }
-      let delta = ahead;
+      let delta;
       if (length >= EXPLICIT) {
         delta = text.slice(tp, (tp += length - EXPLICIT));
         ahead = "";
-      } else if (length === ahead.length) ahead = "";
-      else {
-        delta = ahead.slice(0, length);
-        ahead = ahead.slice(length);
+        at = 0;
+      } else {
+        delta = at === 0 && length === ahead.length ? ahead : ahead.slice(at, at + length);
+        at += length;
       }
       if (!P) continue;
       const message = { ...P };
@@ -465,7 +466,7 @@ export class WorkerAgent {
       pending = this.#dispatch({ type: "message_update", assistantMessageEvent: { type, contentIndex: ci, delta, partial: P }, message });
       if (pending) break;
     }
-    this.#ahead = ahead;
+    this.#ahead = at === 0 ? ahead : ahead.slice(at);
     entry.tp = tp;
     entry.lp = lp;
     if (k < count) entry.k = k;
