@@ -4,13 +4,10 @@
 //
 // Tools and hooks of the main thread are called over the channel; tools,
 // hooks and a stream function registered here with `serveAgent` run in the
-// worker. Events leave as what changed since the last event, batched per
-// macrotask.
+// worker. Events leave as what changed since the last event, in batches at
+// least a frame apart while they stream.
 import * as core from "./index.js";
-import { TAG, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
-
-const HOOKS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse", "onProviderStreamEvent",
-  "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn", "prepareNextTurnWithContext"];
+import { TAG, EXPLICIT, HOOKS, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
 
 /**
  * Serves the WorkerAgent that created this worker. `setup` is an object, or a
@@ -28,6 +25,20 @@ export function serveAgent(setup, scope = globalThis) {
   const calls = new Map();
   let nextCall = 1;
   let batch = [];
+  // The batch's runs of text and thinking deltas (see `encodeUpdate`): the text they append, joined into one
+  // string at the flush, and per delta the length it appends and the length of its `delta`. One string and
+  // one transferred array per post: a string or a number per delta would each cost the page a step of
+  // structured-clone reading.
+  let texts = [];
+  let lens = [];
+  // The run being extended (its code and block), the text appended to that block that no delta has covered
+  // yet, and the blocks of the streaming message that had a delta. A stream that mutates its partial before
+  // the loop reads its events runs ahead of them: the text it ran ahead by is what its next deltas are, so
+  // they need not cross again. The page keeps the same state from the same items (worker.js, `#deltas`).
+  let runCode = 0;
+  let runBlock = -1;
+  let ahead = "";
+  let streamed = new Set();
   let flushScheduled = false;
   const channel = new MessageChannel();
   channel.port1.onmessage = () => flush();
@@ -44,24 +55,56 @@ export function serveAgent(setup, scope = globalThis) {
     flushScheduled = false;
     if (!batch.length) return;
     lastFlush = performance.now();
-    const events = batch;
+    const msg = { op: "ev", events: batch };
     batch = [];
-    // A run's deltas cross as one string and their lengths: one string to copy instead of one per delta.
-    for (let i = 0; i < events.length; i++) {
-      const item = events[i];
-      if (typeof item[0] !== "number") continue;
-      const deltas = item.slice(2);
-      events[i] = [item[0], item[1], deltas.join(""), ...deltas.map((d) => d.length)];
-    }
-    scope.postMessage({ [TAG]: { op: "ev", events } });
+    if (lens.length === 0) return void scope.postMessage({ [TAG]: msg });
+    msg.text = texts.join("");
+    msg.lens = new Uint32Array(lens);
+    texts = [];
+    lens = [];
+    scope.postMessage({ [TAG]: msg }, [msg.lens.buffer]);
   }
+  const schedule = () => {
+    if (flushScheduled) return;
+    flushScheduled = true;
+    const wait = lastFlush + FRAME_MS - performance.now();
+    if (wait > 0) setTimeout(flush, wait);
+    else channel.port2.postMessage(0);
+  };
   const queueEvent = (item) => {
+    runCode = 0;
+    ahead = "";
     batch.push(item);
-    if (!flushScheduled) {
-      flushScheduled = true;
-      const wait = lastFlush + FRAME_MS - performance.now();
-      if (wait > 0) setTimeout(flush, wait);
-      else channel.port2.postMessage(0);
+    schedule();
+  };
+  /**
+   * Adds a text (code 1) or thinking (code 2) delta of block `ci` to a run: the block grew by `appended`
+   * (from `before`). Per delta, `lens` gets the length appended and the delta's length, plus EXPLICIT when the
+   * delta is not the next part of the text the run ran ahead by and crosses in `text` itself.
+   */
+  const queueDelta = (code, ci, before, appended, delta) => {
+    if (runCode !== code || runBlock !== ci) {
+      runCode = code;
+      runBlock = ci;
+      // A block that no delta covered yet (a stream that filled it before its first event) is all ahead.
+      ahead = streamed.has(ci) ? "" : before;
+    }
+    streamed.add(ci);
+    const next = ahead === "" ? appended : appended === "" ? ahead : ahead + appended;
+    let length = delta.length;
+    if (next.startsWith(delta)) ahead = next.length === length ? "" : next.slice(length);
+    else {
+      ahead = "";
+      length += EXPLICIT;
+    }
+    if (appended !== "") texts.push(appended);
+    if (length >= EXPLICIT) texts.push(delta);
+    lens.push(appended.length, length);
+    const last = batch[batch.length - 1];
+    if (last !== undefined && last[0] === code && last[1] === ci) last[2]++;
+    else {
+      batch.push([code, ci, 1]);
+      schedule();
     }
   };
 
@@ -137,6 +180,7 @@ export function serveAgent(setup, scope = globalThis) {
     return ["P", id, t, n, o];
   };
   const startMirror = (message) => {
+    streamed = new Set();
     mirror = { top: {}, blocks: [], pcontent: message.content };
     for (const key of Object.keys(message)) if (key !== "content") mirror.top[key] = stamp(message[key]);
     const content = Array.isArray(message.content) ? message.content : [];
@@ -156,21 +200,25 @@ export function serveAgent(setup, scope = globalThis) {
   }
   function encodeUpdate(event) {
     const ame = event.assistantMessageEvent;
-    const { t, n, o } = changes(event.message, ame?.contentIndex, ame?.delta);
+    const ci = ame?.contentIndex;
+    const was = mirror.blocks[ci];
+    const before = was === undefined ? undefined : ame.type === "text_delta" ? was.text : was.thinking;
+    const { t, n, o } = changes(event.message, ci, ame?.delta);
     const content = Array.isArray(event.message.content) ? event.message.content : [];
     const block = content[ame?.contentIndex];
-    // A plain text or thinking delta joins a run of them: [code, contentIndex, delta, …], code 1 | 2 (text |
-    // thinking) when the delta is to be appended, 3 | 4 when the block already had it (the stream ran ahead).
-    let code = ame?.type === "text_delta" ? 1 : ame?.type === "thinking_delta" ? 2 : 0;
-    if (code && o.length === 0) code += 2;
-    else if (code && !(o.length === 4 && o[0] === ame.contentIndex && o[2] === 1 && o[1] === (code === 1 ? "text" : "thinking") && o[3] === ame.delta)) code = 0;
-    if (code && t.length === 0 && n.length === 0 && ame.partial === mirror.partial &&
+    // A plain text or thinking delta joins a run of them ([code, contentIndex, count], see `queueDelta`) when
+    // nothing else changed but that block's text, by an append.
+    const code = ame?.type === "text_delta" ? 1 : ame?.type === "thinking_delta" ? 2 : 0;
+    if (code && t.length === 0 && n.length === 0 && typeof ame.delta === "string" && ame.partial === mirror.partial &&
       ame.partial?.content === mirror.pcontent && Object.keys(ame).join() === "type,contentIndex,delta,partial") {
-      const last = batch[batch.length - 1];
-      if (last && last[0] === code && last[1] === ame.contentIndex) last.push(ame.delta);
-      else return [code, ame.contentIndex, ame.delta];
-      return undefined;
+      const key = code === 1 ? "text" : "thinking";
+      const appended = o.length === 0 ? "" : o.length === 4 && o[0] === ame.contentIndex && o[1] === key && o[2] === 1 ? o[3] : undefined;
+      if (appended !== undefined && typeof before === "string") {
+        queueDelta(code, ame.contentIndex, before, appended, ame.delta);
+        return undefined;
+      }
     }
+    if (code) streamed.add(ame.contentIndex);
     const fields = [];
     if (ame && typeof ame === "object") {
       for (const key of Object.keys(ame)) {

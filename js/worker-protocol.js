@@ -10,6 +10,16 @@
 /** The tag on every message of the protocol; anything else on the port is ignored. */
 export const TAG = "pi-agent-wasm/worker";
 
+/** The AgentOptions hooks, which run where they were given (the page's are called over the channel). */
+export const HOOKS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse", "onProviderStreamEvent",
+  "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn", "prepareNextTurnWithContext"];
+
+/**
+ * Added to a delta's length in a run of text or thinking deltas when the delta crosses as its own text
+ * rather than as the next part of what its block was appended (worker-host.js, `queueDelta`).
+ */
+export const EXPLICIT = 2 ** 31;
+
 /**
  * Numbers for objects that crossed the channel. The main thread numbers its
  * objects with even ids and the worker with odd ones, so the two never clash.

@@ -1,18 +1,17 @@
 // pi-agent-wasm/worker: an object with the Agent API whose loop, stream
 // function and WebAssembly run in a dedicated module Worker
-// (worker-host.js). This module loads no wasm: the main thread keeps a mirror
-// of the agent's state, rebuilt from the events the worker posts (what changed
-// since the last event, per token), and runs the tools, hooks and listeners
-// the app gave it when the worker asks.
-import { TAG, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
+// (worker-host.js). This module loads no wasm: the main thread keeps the
+// agent's state (the in-page Agent's own state object and reducer), rebuilt
+// from the events the worker posts (what changed since the last event), and
+// runs the tools, hooks and listeners the app gave it when the worker asks.
+import { TAG, EXPLICIT, HOOKS, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
 // The rules the in-page Agent uses, from the same files (pkg/snippets; they load no wasm).
 import { EMPTY_USAGE } from "../src/js/events.js";
 import { defaultConvertToLlm } from "../src/agent_loop/loop.js";
-import { currentSystemMessage, systemPromptOf } from "../src/agent_loop/declare.js";
-import { DEFAULT_MODEL } from "../src/agent/state.js";
+import {
+  createAgentState, STATE_INTERNALS, getSnapshot, subscribeState, reduce, resetState, startRunState, finishRunState,
+} from "../src/agent/state.js";
 
-const HOOKS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse", "onProviderStreamEvent",
-  "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn", "prepareNextTurnWithContext"];
 const OPTIONS = ["sessionId", "thinkingBudgets", "transport", "maxRetryDelayMs", "toolExecution", "identity"];
 const ALREADY_PROMPTING =
   "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";
@@ -80,7 +79,6 @@ export class WorkerAgent {
   #internals;
   #proxy;
   #workerOptions;
-  #synced;
 
   constructor(options) {
     if (options == null || typeof options !== "object") throw new TypeError("WorkerAgentOptions must be an object");
@@ -138,130 +136,71 @@ export class WorkerAgent {
   }
 
   // ---- the state mirror ---------------------------------------------------------------------
+  /**
+   * The in-page Agent's state object (state.js), whose `model`, `thinkingLevel`, `tools` and `messages`
+   * also reach the worker when the app assigns them.
+   */
   #createState(initial) {
+    const state = createAgentState(initial);
+    const internals = STATE_INTERNALS.get(state);
+    this.#internals = internals;
     const self = this;
-    let tools = initial?.tools?.slice() ?? [];
-    let messages = initial?.messages?.slice() ?? [];
-    let model = initial?.model ?? DEFAULT_MODEL;
-    let thinkingLevel = initial?.thinkingLevel ?? "off";
-    const prompt = initial?.systemPrompt;
-    if (messages[0]?.role !== "system" && (prompt || tools.length > 0)) {
-      const first = { role: "system", content: prompt ?? "" };
-      if (tools.length) {
-        first.toolsAdded = tools.map((t) => {
-          const d = { name: t.name, description: t.description, parameters: JSON.parse(JSON.stringify(t.parameters)) };
-          if (t.constrainedSampling !== undefined) d.constrainedSampling = t.constrainedSampling;
-          return d;
-        });
-      }
-      first.timestamp = 0;
-      messages.unshift(first);
-    }
-    const watchers = new Set();
-    let scheduled = false;
-    const notify = () => {
-      scheduled = false;
-      for (const { watcher, sync } of watchers) if (!sync) watcher();
+    let model = state.model;
+    let thinkingLevel = state.thinkingLevel;
+    this.#setModel = (m, level) => {
+      model = m;
+      thinkingLevel = level;
     };
-    const changed = () => {
-      if (watchers.size === 0) return;
-      for (const { watcher, sync } of watchers) if (sync) watcher();
-      if (!scheduled) {
-        scheduled = true;
-        frame(notify);
-      }
-    };
-    let exposed = false;
-    const state = {
-      get systemPrompt() {
-        return systemPromptOf(messages);
+    const tools = Object.getOwnPropertyDescriptor(state, "tools");
+    const messages = Object.getOwnPropertyDescriptor(state, "messages");
+    Object.defineProperties(state, {
+      model: {
+        get: () => model,
+        set(v) {
+          model = v;
+          self.#post({ op: "set", key: "model", v });
+          internals.changed();
+        },
       },
-      get model() {
-        return model;
+      thinkingLevel: {
+        get: () => thinkingLevel,
+        set(v) {
+          thinkingLevel = v;
+          self.#post({ op: "set", key: "thinkingLevel", v });
+          internals.changed();
+        },
       },
-      set model(v) {
-        model = v;
-        self.#post({ op: "set", key: "model", v });
-        changed();
+      tools: {
+        get: tools.get,
+        set(next) {
+          tools.set.call(state, next);
+          self.#post({ op: "set", key: "tools", v: state.tools.map(declaration) });
+        },
       },
-      get thinkingLevel() {
-        return thinkingLevel;
+      messages: {
+        get: messages.get,
+        set(next) {
+          messages.set.call(state, next);
+          self.#syncMessages();
+        },
       },
-      set thinkingLevel(v) {
-        thinkingLevel = v;
-        self.#post({ op: "set", key: "thinkingLevel", v });
-        changed();
-      },
-      get tools() {
-        return tools;
-      },
-      set tools(next) {
-        tools = next.slice();
-        self.#post({ op: "set", key: "tools", v: tools.map(declaration) });
-        changed();
-      },
-      get messages() {
-        exposed = true;
-        return messages;
-      },
-      set messages(next) {
-        messages = next.slice();
-        exposed = false;
-        self.#syncMessages();
-        changed();
-      },
-      isStreaming: false,
-      streamingMessage: undefined,
-      pendingToolCalls: new Set(),
-      errorMessage: undefined,
-    };
-    let snapshot, source, length = -1, last, frozen, systemPrompt = "";
-    this.#internals = {
-      changed,
-      messages: () => messages,
-      exposed: () => exposed,
-      setModel(m, level) {
-        model = m;
-        thinkingLevel = level;
-      },
-      snapshot() {
-        const tail = messages[messages.length - 1];
-        const moved = source !== messages || length !== messages.length || last !== tail;
-        const s = snapshot;
-        if (s !== undefined && !moved && s.model === model && s.thinkingLevel === thinkingLevel && s.tools === tools &&
-          s.isStreaming === state.isStreaming && s.streamingMessage === state.streamingMessage &&
-          s.pendingToolCalls === state.pendingToolCalls && s.errorMessage === state.errorMessage) {
-          return s;
-        }
-        if (moved) {
-          frozen = Object.freeze(messages.slice());
-          source = messages;
-          length = messages.length;
-          last = tail;
-          systemPrompt = systemPromptOf(messages);
-        }
-        snapshot = Object.freeze({
-          systemPrompt, model, thinkingLevel, tools, messages: frozen, isStreaming: state.isStreaming,
-          streamingMessage: state.streamingMessage, pendingToolCalls: state.pendingToolCalls, errorMessage: state.errorMessage,
-        });
-        return snapshot;
-      },
-      watch(watcher, sync) {
-        const entry = { watcher, sync };
-        watchers.add(entry);
-        return () => watchers.delete(entry);
-      },
-    };
+    });
     return state;
   }
+  /** Sets the model and thinking level the worker's agent chose (no post back). */
+  #setModel;
+  /**
+   * The transcript as the worker has it: the run copy state.js keeps (see `runMessages`), extended with
+   * each finished message. A new copy means the app changed `state.messages` and the worker gets it again.
+   */
+  #mirror;
 
   /** A frozen view of the state that keeps its identity until the state changes (see `Agent.getSnapshot`). */
   getSnapshot() {
-    return this.#internals.snapshot();
+    return getSnapshot(this.state);
   }
   subscribeState(listener, options) {
-    if (typeof listener !== "function") throw new TypeError("subscribeState(listener): listener must be a function");
-    return this.#internals.watch(listener, options?.coalesce === false);
+    return subscribeState(this.state, listener, options);
   }
   subscribe(listener) {
     if (typeof listener !== "function") throw new TypeError("subscribe(listener): listener must be a function");
@@ -292,6 +231,8 @@ export class WorkerAgent {
     }
     this.#dead = undefined;
     this.#outbox = [];
+    this.#runCode = 0;
+    this.#ahead = "";
     const alive = () => this.#worker === w && this.#gen === gen;
     w.addEventListener("message", (event) => {
       if (!alive()) return;
@@ -308,8 +249,7 @@ export class WorkerAgent {
       this.#fail(new Error(`pi-agent-wasm: the agent's worker failed: ${event.message || "it could not be loaded"}`));
     });
     w.addEventListener("messageerror", () => alive() && this.#fail(new Error("pi-agent-wasm: a message from the agent's worker could not be read")));
-    const messages = this.#internals.messages();
-    this.#synced = { array: messages, length: messages.length, last: messages[messages.length - 1] };
+    const messages = (this.#mirror = this.#internals.runMessages(true));
     const options = {};
     for (const key of OPTIONS) if (this.#fields[key] !== undefined) options[key] = this.#fields[key];
     options.steeringMode = this.#fields.steeringMode;
@@ -389,7 +329,7 @@ export class WorkerAgent {
   #receive(msg) {
     switch (msg.op) {
       case "ev":
-        this.#queue.push({ events: msg.events, i: 0, j: 0 });
+        this.#queue.push({ events: msg.events, i: 0, k: 0, text: msg.text, lens: msg.lens, tp: 0, lp: 0 });
         break;
       case "done":
         this.#queue.push({ done: msg });
@@ -417,6 +357,11 @@ export class WorkerAgent {
         pending = this.#process(entry);
       } catch (e) {
         report(e);
+        // Past the item that threw, so that the queue moves on.
+        if (entry.events) {
+          entry.i++;
+          entry.k = 0;
+        }
       }
       // A batch is done when its cursor is at its end (it resumes there after a listener's promise).
       if (!entry.events || entry.i >= entry.events.length) this.#qi++;
@@ -439,36 +384,15 @@ export class WorkerAgent {
     const events = entry.events;
     while (entry.i < events.length) {
       const item = events[entry.i];
-      let event;
       if (typeof item[0] === "number") {
-        // A run of text or thinking deltas: [code, contentIndex, their text, length, length, …] (see worker-host.js).
-        const [code, ci, text] = item;
-        let j = entry.j || 3;
-        let off = entry.off || 0;
-        while (j < item.length) {
-          const end = off + item[j++];
-          const delta = this.#deltaEvent(code, ci, text.slice(off, end));
-          off = end;
-          if (!delta) continue;
-          const pending = this.#deliver(delta);
-          if (pending) {
-            if (j < item.length) {
-              entry.j = j;
-              entry.off = off;
-            } else {
-              entry.i++;
-              entry.j = entry.off = 0;
-            }
-            return pending;
-          }
-        }
-        entry.i++;
-        entry.j = entry.off = 0;
+        const pending = this.#deltas(entry, item);
+        if (pending) return pending;
         continue;
-      } else {
-        entry.i++;
-        event = this.#decode(item);
       }
+      this.#runCode = 0;
+      this.#ahead = "";
+      entry.i++;
+      const event = this.#decode(item);
       if (!event) continue;
       const pending = this.#deliver(event);
       if (pending) return pending;
@@ -479,20 +403,84 @@ export class WorkerAgent {
     this.#internals.changed();
     return this.#dispatch(event);
   }
-  #deltaEvent(code, ci, delta) {
+  // The run of deltas being read, as worker-host.js's `queueDelta` keeps it: its code and block, the text
+  // appended to the block that no delta has covered yet, and the blocks of the streaming message that had a delta.
+  #runCode = 0;
+  #runBlock = -1;
+  #ahead = "";
+  #streamed = new Set();
+  /**
+   * A run of text or thinking deltas, `[code, contentIndex, count]`: per delta, the length of text it appends
+   * to the block (from the batch's `text`) and the length of its `delta`, the next part of the text appended
+   * (or, flagged, the next part of `text`). Each delta is one `message_update`, delivered as `#deliver` would,
+   * with what a `message_update` changes in the state set here. A promise when a listener returned one (the
+   * cursors stay on the entry).
+   */
+  #deltas(entry, item) {
+    const code = item[0];
+    const ci = item[1];
+    const count = item[2];
     const P = this.#partial;
-    if (!P) return;
-    const block = P.content[ci];
-    const type = code === 1 || code === 3 ? "text_delta" : "thinking_delta";
-    if (code === 1) block.text += delta;
-    else if (code === 2) block.thinking += delta;
-    return { type: "message_update", assistantMessageEvent: { type, contentIndex: ci, delta, partial: P }, message: { ...P } };
+    const block = P?.content[ci];
+    const key = code === 1 ? "text" : "thinking";
+    if (this.#runCode !== code || this.#runBlock !== ci) {
+      this.#runCode = code;
+      this.#runBlock = ci;
+      const before = block?.[key];
+      this.#ahead = this.#streamed.has(ci) || typeof before !== "string" ? "" : before;
+    }
+    this.#streamed.add(ci);
+    const type = code === 1 ? "text_delta" : "thinking_delta";
+    const { text, lens } = entry;
+    const state = this.state;
+    const changed = this.#internals.changed;
+    let { k, tp, lp } = entry;
+    // What is ahead is `ahead` from `at` on (an offset rather than a slice per delta).
+    let ahead = this.#ahead;
+    let at = 0;
+    let pending;
+    while (k < count) {
+      const appended = lens[lp];
+      const length = lens[lp + 1];
+      lp += 2;
+      k++;
+      if (appended !== 0) {
+        const a = text.slice(tp, (tp += appended));
+        if (block) block[key] += a;
+        ahead = at === ahead.length ? a : ahead.slice(at) + a;
+        at = 0;
+      }
+      let delta;
+      if (length >= EXPLICIT) {
+        delta = text.slice(tp, (tp += length - EXPLICIT));
+        ahead = "";
+        at = 0;
+      } else {
+        delta = at === 0 && length === ahead.length ? ahead : ahead.slice(at, at + length);
+        at += length;
+      }
+      if (!P) continue;
+      const message = { ...P };
+      state.streamingMessage = message;
+      changed();
+      pending = this.#dispatch({ type: "message_update", assistantMessageEvent: { type, contentIndex: ci, delta, partial: P }, message });
+      if (pending) break;
+    }
+    this.#ahead = at === 0 ? ahead : ahead.slice(at);
+    entry.tp = tp;
+    entry.lp = lp;
+    if (k < count) entry.k = k;
+    else {
+      entry.k = 0;
+      entry.i++;
+    }
+    return pending;
   }
   #decode(item) {
     const refs = this.#refs;
     if (!Array.isArray(item)) {
       if (item.s) {
-        this.#internals.setModel(item.s[0], item.s[1]);
+        this.#setModel(item.s[0], item.s[1]);
         return;
       }
       return this.#decodeUpdate(item);
@@ -502,7 +490,10 @@ export class WorkerAgent {
       const packed = item[i + 1];
       event[item[i]] = packed[0] === "a" ? packed[1].map((x) => refs.dec(x)) : this.#dec(packed);
     }
-    if (event.type === "message_start") this.#partial = { ...event.message };
+    if (event.type === "message_start") {
+      this.#partial = { ...event.message };
+      this.#streamed = new Set();
+    }
     else if (event.type === "message_end") this.#partial = undefined;
     return event;
   }
@@ -554,43 +545,20 @@ export class WorkerAgent {
       else if (kind === 4) v = this.#dec(v);
       ame[key] = v;
     }
+    if (ame.type === "text_delta" || ame.type === "thinking_delta") this.#streamed.add(ame.contentIndex);
     return { type: "message_update", assistantMessageEvent: ame, message: { ...P } };
   }
+  /** The in-page Agent's reducer, plus what the page's side keeps: its queues, the worker's transcript, the run's end. */
   #reduce(event) {
-    const state = this.state;
+    reduce(this.state, event);
     switch (event.type) {
       case "message_start":
-        state.streamingMessage = event.message;
         this.#dequeue(event.message);
         break;
-      case "message_update":
-        state.streamingMessage = event.message;
-        break;
-      case "message_end": {
-        state.streamingMessage = undefined;
-        const messages = this.#internals.messages();
-        messages.push(event.message);
-        const s = this.#synced;
-        if (s.array === messages && s.length === messages.length - 1) {
-          s.length++;
-          s.last = event.message;
-        }
-        break;
-      }
-      case "tool_execution_start":
-        state.pendingToolCalls = new Set(state.pendingToolCalls).add(event.toolCallId);
-        break;
-      case "tool_execution_end": {
-        const next = new Set(state.pendingToolCalls);
-        next.delete(event.toolCallId);
-        state.pendingToolCalls = next;
-        break;
-      }
-      case "turn_end":
-        if (event.message?.role === "assistant" && event.message.errorMessage) state.errorMessage = event.message.errorMessage;
+      case "message_end":
+        this.#mirror?.push(event.message);
         break;
       case "agent_end":
-        state.streamingMessage = undefined;
         if (this.#run) this.#run.ended = true;
         break;
     }
@@ -640,12 +608,8 @@ export class WorkerAgent {
     const run = this.#run;
     if (!run || run.id !== done.id) return;
     this.#run = undefined;
-    const state = this.state;
-    state.isStreaming = false;
-    state.streamingMessage = undefined;
-    state.pendingToolCalls = new Set();
     this.#partial = undefined;
-    this.#internals.changed();
+    finishRunState(this.state);
     if (done.ok) run.resolve();
     else run.reject(unpackError(done.error));
     run.idle();
@@ -699,22 +663,12 @@ export class WorkerAgent {
 
   // ---- runs ---------------------------------------------------------------------------------
   #syncMessages() {
-    const messages = this.#internals.messages();
-    this.#synced = { array: messages, length: messages.length, last: messages[messages.length - 1], copy: undefined };
+    const messages = (this.#mirror = this.#internals.runMessages(true));
     this.#post({ op: "set", key: "messages", v: messages.map((m) => this.#refs.enc(m)) });
-    if (this.#internals.exposed()) this.#synced.copy = messages.slice();
   }
   /** Edits of `state.messages` in place since the last sync reach the worker before a run. */
   #syncBeforeRun() {
-    const messages = this.#internals.messages();
-    const s = this.#synced;
-    let same = s.array === messages && s.length === messages.length && s.last === messages[messages.length - 1];
-    if (same && this.#internals.exposed()) {
-      const copy = s.copy;
-      same = copy !== undefined && copy.length === messages.length && messages.every((m, i) => copy[i] === m);
-    }
-    if (!same) this.#syncMessages();
-    else if (this.#internals.exposed()) s.copy = messages.slice();
+    if (this.#internals.runMessages(true) !== this.#mirror) this.#syncMessages();
   }
   #start(kind, input) {
     if (!this.#worker && this.#factory) this.#startWorker();
@@ -724,11 +678,7 @@ export class WorkerAgent {
     const idlePromise = new Promise((res) => (idle = res));
     const id = ++this.#runId;
     this.#run = { id, controller, signal: controller.signal, resolve, reject, idle, idlePromise };
-    const state = this.state;
-    state.isStreaming = true;
-    state.streamingMessage = undefined;
-    state.errorMessage = undefined;
-    this.#internals.changed();
+    startRunState(this.state);
     if (this.#dead || !this.#worker) {
       this.#fail(this.#dead ?? new Error("pi-agent-wasm: the agent's worker is not running"));
       return promise;
@@ -768,19 +718,11 @@ export class WorkerAgent {
   }
   reset() {
     if (this.#run) throw new Error(ALREADY_RESETTING);
-    // The transcript's system messages replayed into one baseline, as the in-page reset does; the worker gets
-    // the same object (state.messages posts it) and empties its queues.
-    const baseline = currentSystemMessage(this.#internals.messages());
-    this.state.messages = baseline ? [baseline] : [];
+    // As the in-page reset does (the messages setter posts the baseline); the worker also empties its queues.
+    resetState(this.state);
     this.#post({ op: "clear", which: "clearAllQueues" });
     this.#steering = [];
     this.#followUp = [];
-    const state = this.state;
-    state.isStreaming = false;
-    state.streamingMessage = undefined;
-    state.pendingToolCalls = new Set();
-    state.errorMessage = undefined;
-    this.#internals.changed();
   }
 
   // ---- queues -------------------------------------------------------------------------------

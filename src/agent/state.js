@@ -206,7 +206,7 @@ export function finishRunState(state) {
   changedState(state);
 }
 
-function reduce(state, event) {
+export function reduce(state, event) {
   switch (event.type) {
     case "message_start":
     case "message_update":

@@ -1,5 +1,6 @@
 // The worker benchmark, run by run.mjs after the Chromium scenarios (or alone:
-// `node tests/bench/worker.mjs` with a built pkg/): main-thread CPU per text delta for S1 and S4a through
+// `node tests/bench/worker.mjs [--pkg DIR] [--runs N]` with a built pkg/; BENCH_SAMPLES=1 also prints every
+// run's µs per delta): main-thread CPU per text delta for S1 and S4a through
 // an Agent, with ours in the page, the reference in the page and ours in a Worker, interleaved in one
 // page. The main thread's CPU time is Chromium's TaskDuration (threadTicks) between two marks around
 // `prompt()`: the worker's thread is not counted; the main thread's message handling, event rebuilding
@@ -73,12 +74,19 @@ function render(rows) {
 // Alone: snapshot pkg/, bundle the reference, start the bench server, run, print.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { bundleReference, snapshotPkg, startServer } = await import("./setup.mjs");
-  const pkg = snapshotPkg("pkg-worker");
+  const { resolve } = await import("node:path");
+  const arg = (name) => {
+    const i = process.argv.indexOf(name);
+    return i >= 0 ? process.argv[i + 1] : undefined;
+  };
+  const pkg = snapshotPkg("pkg-worker", arg("--pkg") ? resolve(arg("--pkg")) : undefined);
   const server = await startServer(pkg.dir, await bundleReference());
   try {
-    const out = await workerBench(server.base, { log: (l) => process.stderr.write(l + "\n") });
+    const runs = arg("--runs") ? Number(arg("--runs")) : undefined;
+    const out = await workerBench(server.base, { runs, log: (l) => process.stderr.write(l + "\n") });
     console.log(out.markdown);
     for (const { job, checks } of out.rows) console.log(job.id, JSON.stringify(checks));
+    if (process.env.BENCH_SAMPLES) for (const { job, samples } of out.rows) for (const k in samples) console.log(job.id, k, samples[k].map((x) => (x * 1e6 / job.divisor).toFixed(3)).join(" "));
   } finally {
     server.close();
   }

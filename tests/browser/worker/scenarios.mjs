@@ -21,6 +21,19 @@ export const SCENARIOS = {
 			tr.note("settled", await settleRun(agent.prompt("hi")));
 		},
 	},
+	// Every event pushed before the loop reads the first: the partial runs ahead of the events (the blocks are
+	// full at message_start), and the last block's deltas do not add up to its text.
+	"thinking and text sync, mutable partial, deltas that are not the text": {
+		responses: [
+			{
+				content: [thinking("hmm", ["h", "mm"]), text("abcdef", ["ab", "cd", "ef"]), text("final", ["fi", "xx", "nal"])],
+				mutable: true,
+			},
+		],
+		async drive(agent, tr) {
+			tr.note("settled", await settleRun(agent.prompt("hi")));
+		},
+	},
 	"long message, 2,000 deltas": {
 		responses: [{ content: [text(big.repeat(2000), Array(2000).fill(big))], timing: "micro" }],
 		light: true,
