@@ -66,4 +66,9 @@ window.bench = {
     return { deltas, textLength: last.content[0]?.text?.length ?? 0, stopReason: last.stopReason, error: last.errorMessage, sink: sink > 0 };
   },
 };
+// The two marks alone: what the measurement itself costs the main thread (a CDP round trip each).
+window.bench.empty = async () => {
+  await window.__benchMark("start");
+  await window.__benchMark("end");
+};
 window.benchReady = true;

@@ -35,7 +35,9 @@ function serve() {
 
 /** Runs in the page: every case, returning what each saw. */
 async function cases() {
-	const { Agent, createAssistantMessageEventStream } = await import("/pkg/index.js");
+	const { Agent, createAssistantMessageEventStream, ready } = await import("/pkg/index.js");
+	// Each case gives its stream 20 ms to stall before the abort: the wasm's loading is not part of it.
+	await ready;
 	const MODEL = { id: "m", name: "m", api: "a", provider: "p", baseUrl: "", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1, maxTokens: 1 };
 	const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 	const partial = (n) => ({ role: "assistant", content: [{ type: "text", text: "x".repeat(n) }], api: "a", provider: "p", model: "m", usage, stopReason: "stop", timestamp: 1 });
