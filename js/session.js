@@ -192,10 +192,13 @@ export async function attachSession(agent, options = {}) {
     due = ms;
     const t = (timer = {});
     const run = () => timer === t && flush();
-    const whenIdle = () => (t.idle = idle(run, { timeout: flushMs }));
+    // Half the wait is spent waiting for the page to be idle, so a change still waits at most `ms`
+    // (or flushMs, for a write wanted soon).
+    const wait = ms / 2;
+    const whenIdle = () => (t.idle = idle(run, { timeout: ms === 0 ? flushMs : wait }));
     if (!idle) t.timeout = setTimeout(run, ms);
     else if (ms === 0) whenIdle();
-    else t.timeout = setTimeout(whenIdle, ms);
+    else t.timeout = setTimeout(whenIdle, wait);
   };
   const soon = () => schedule(0);
 
