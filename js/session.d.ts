@@ -18,7 +18,7 @@ export interface SessionStore {
 
 /** Sessions in memory (tests, Node). */
 export declare function memoryStore(): SessionStore;
-/** Sessions in IndexedDB (the default in browsers); each write adds rows of at most 30,000 characters. */
+/** Sessions in IndexedDB (the default in browsers); each write adds rows of at most 32,000 characters. */
 export declare function indexedDBStore(options?: { name?: string }): SessionStore;
 
 export interface SessionOptions {

@@ -36,9 +36,10 @@ const done = (tx) =>
     tx.onabort = () => reject(tx.error ?? new Error("IndexedDB transaction aborted"));
   });
 
-// Rows of at most this many characters: Chromium copies a larger value into a Blob first, which
-// costs the main thread about twice as much per character (a 1 MB answer: ~2.4 ms against ~1.2).
-const ROW_CHARS = 30_000;
+// Rows of at most this many characters: Chromium copies a value of more than 64 KiB into a Blob
+// first, which costs the main thread about twice as much per character (a 1 MB answer: ~2.4 ms
+// against ~1.3), and a string holding any character above U+00FF takes two bytes per character.
+const ROW_CHARS = 32_000;
 
 /** Adds `text` to `store` as rows of session `id`, in order (one transaction: all or none). */
 function addRows(store, id, text) {
@@ -132,6 +133,7 @@ export async function attachSession(agent, options = {}) {
   const fail = (err) => {
     if (failed) return;
     failed = err instanceof Error ? err : new Error(String(err));
+    parts = undefined;
     try {
       onError?.(failed);
     } catch (e) {
@@ -153,6 +155,11 @@ export async function attachSession(agent, options = {}) {
   // ---- the batch: records (objects, or lines already serialized) waiting for the next write
   let batch = [];
   let deltas; // the `d` record being coalesced, in `batch`
+  // The parts of its last entry while that is a text entry (of content index `partsIndex`):
+  // valid while `partsRecord === deltas`.
+  let parts;
+  let partsIndex = -1;
+  let partsRecord;
   let streamAt = -1; // index in `batch` of the streaming answer's `a` record, while unwritten
   let deltasAt = -1; // and of its `d` record
   let streaming = false;
@@ -221,13 +228,20 @@ export async function attachSession(agent, options = {}) {
     if (kind === "text" || kind === "thinking") {
       const part = typeof payload === "string" ? payload : "";
       const last = e[e.length - 1];
-      if (last !== undefined && last[0] === kind && last[1] === index) return void last[2].push(part);
-      const entry = [kind, index, [part]];
-      e.push(entry);
-      let block = blocks.get(index);
-      if (block?.kind !== kind) blocks.set(index, (block = { kind, started: false, entries: [], written: 0 }));
-      block.entries.push(entry);
+      let entry = last;
+      if (last !== undefined && last[0] === kind && last[1] === index) last[2].push(part);
+      else {
+        entry = [kind, index, [part]];
+        e.push(entry);
+        let block = blocks.get(index);
+        if (block?.kind !== kind) blocks.set(index, (block = { kind, started: false, entries: [], written: 0 }));
+        block.entries.push(entry);
+      }
+      parts = kind === "text" ? entry[2] : undefined;
+      partsIndex = index;
+      partsRecord = d;
     } else {
+      parts = undefined;
       e.push(payload === undefined ? [kind, index] : [kind, index, payload]);
       if (TEXT_KINDS[kind]) blocks.set(index, { kind: TEXT_KINDS[kind], started: true, entries: [], written: 0 });
     }
@@ -322,19 +336,15 @@ export async function attachSession(agent, options = {}) {
 
   // ---- events of the agent's runs
   function onEvent(event) {
-    if (!leader || failed) return;
-    // The per-token path: a text delta joins the parts of the block it extends.
-    if (event.type === "message_update" && streaming) {
+    // The per-token path: a text delta extending the batch's last entry joins its parts.
+    if (parts !== undefined && event.type === "message_update") {
       const e = event.assistantMessageEvent;
-      if (e !== undefined && e !== null && e.type === "text_delta" && deltas !== undefined) {
-        const entries = deltas.e;
-        const last = entries[entries.length - 1];
-        if (last !== undefined && last[0] === "text" && last[1] === e.contentIndex && typeof e.delta === "string") {
-          last[2].push(e.delta);
-          return;
-        }
+      if (e != null && e.type === "text_delta" && e.contentIndex === partsIndex && partsRecord === deltas && typeof e.delta === "string") {
+        parts.push(e.delta);
+        return;
       }
     }
+    if (!leader || failed) return;
     try {
       switch (event.type) {
         case "message_start":
@@ -574,6 +584,7 @@ export async function attachSession(agent, options = {}) {
   let remoteStreaming;
   let reading = false;
   let readAgain = false;
+  let takingOver = false;
   /** In a following tab: shows the log as the leader wrote it (re-read whole, so nothing is applied twice). */
   async function showRemote() {
     if (reading) return void (readAgain = true);
@@ -581,14 +592,14 @@ export async function attachSession(agent, options = {}) {
     do {
       readAgain = false;
       const log = await load();
-      if (!log || leader) break;
+      if (!log || leader || takingOver) break;
       const folded = foldLog(log.records);
       agent.state.messages = folded.messages;
       if (folded.model !== undefined) agent.state.model = folded.model;
       if (folded.thinkingLevel !== undefined) agent.state.thinkingLevel = folded.thinkingLevel;
       remoteStreaming = folded.streaming;
       notify();
-    } while (readAgain && !leader && !detached);
+    } while (readAgain && !leader && !takingOver && !detached);
     reading = false;
   }
   function openChannel() {
@@ -606,10 +617,12 @@ export async function attachSession(agent, options = {}) {
     }
   }
 
+  // Runs stay refused until the restore is done: a prompt during it would be overwritten by it.
   async function becomeLeader() {
+    takingOver = true;
+    await restore();
     leader = true;
     blockRuns(false);
-    await restore();
     remoteStreaming = undefined;
     if (locks && !channel) channel = openChannel();
     flush();
