@@ -4,8 +4,8 @@
 // changes: each finished message once, the streaming answer as coalesced deltas (the finished
 // answer refers to their text instead of repeating it), tool calls' progress, approvals waiting
 // in `beforeToolCall`, the queues, the model and thinking level. Writes leave the event path: an
-// event only appends to an in-memory batch, and the batch is written every `flushMs` (and soon
-// after a message, a tool call or an approval request), when the page is idle.
+// event only appends to an in-memory batch, and the batch is written every `flushMs` when the page
+// is idle, and within a macrotask after a message, a tool call or an approval request.
 // Built only on the public Agent API: `subscribe`, `state`, `getSnapshot`, the hook fields and
 // the queue methods.
 import { runToolCall } from "./index.js";
@@ -181,7 +181,7 @@ export async function attachSession(agent, options = {}) {
   let releaseLock;
   let detached = false;
 
-  // A flush waits for an idle moment (within flushMs), so writing never delays a frame.
+  // A periodic flush waits for an idle moment (within flushMs), so it does not delay a frame.
   const idle = typeof requestIdleCallback === "function" ? requestIdleCallback : undefined;
   const cancel = () => {
     if (timer === undefined) return;
@@ -199,13 +199,12 @@ export async function attachSession(agent, options = {}) {
     due = ms;
     const t = (timer = {});
     const run = () => timer === t && flush();
-    // Half the wait is spent waiting for the page to be idle, so a change still waits at most `ms`
-    // (or flushMs, for a write wanted soon).
+    // While an answer streams, half the wait is spent waiting for the page to be idle (a change
+    // still waits at most `ms`). A write wanted soon (a finished message, a tool call) is not
+    // left to an idle moment: a reload before it would lose it.
     const wait = ms / 2;
-    const whenIdle = () => (t.idle = idle(run, { timeout: ms === 0 ? flushMs : wait }));
-    if (!idle) t.timeout = setTimeout(run, ms);
-    else if (ms === 0) whenIdle();
-    else t.timeout = setTimeout(whenIdle, wait);
+    if (!idle || ms === 0) t.timeout = setTimeout(run, ms);
+    else t.timeout = setTimeout(() => (t.idle = idle(run, { timeout: wait })), wait);
   };
   const soon = () => schedule(0);
 
