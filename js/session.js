@@ -392,7 +392,7 @@ export async function attachSession(agent, options = {}) {
           if (streamed) {
             streaming = false;
             // The finished answer's record holds all of its text that was not written yet, so
-            // its unwritten stream records go (only they follow them in the batch).
+            // its unwritten stream records are dropped.
             for (const at of [Math.max(streamAt, deltasAt), Math.min(streamAt, deltasAt)]) if (at >= 0) batch.splice(at, 1);
             streamAt = deltasAt = -1;
           }
