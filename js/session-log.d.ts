@@ -5,3 +5,5 @@ export declare class SessionLogError extends Error {}
 export declare function readLog(text: string): { records: { t: string; [key: string]: unknown }[]; header: boolean; dropped: number };
 export declare function logHeader(): string;
 export declare function logLine(record: { t: string; [key: string]: unknown }): string;
+/** Pushes a record's log text onto `out` in pieces (its line, then its raw text, if any), for the caller to join once. */
+export declare function pushRecord(record: { t: string; [key: string]: unknown }, out: string[]): void;

@@ -1,21 +1,33 @@
 // The session log of pi-agent-wasm/session: its text format and the pure restore from it.
 //
-// A log is text: one JSON record per line, each line ended by "\n", appended and never
-// rewritten. The first record is the header `{"pi":"session","v":1}`. A line cut short by a
-// tab killed mid-write (or garbled) is the log's end: the reader keeps every record before
-// it, so a damaged log loses at most its unfinished tail. (A cut JSON object is never a
-// valid JSON text, and JSON.stringify never writes a raw newline.)
+// A log is text: JSON records, each on one line ended by "\n", appended and never rewritten.
+// The first record is the header `{"pi":"session","v":1}`. A record cut short by a tab killed
+// mid-write (or garbled) is the log's end: the reader keeps every record before it, so a
+// damaged log loses at most its unfinished tail. (A cut JSON object is never a valid JSON
+// text, and JSON.stringify never writes a raw newline.)
+//
+// Answer text is not JSON: a record with `n` (a `d` record, an `m` record with `s`) is followed
+// by `n` characters (UTF-16 code units) of raw text and a "\n", and its raw-text entries give
+// the length of their part of that text. Escaping a long answer into JSON costs the main thread
+// more than the rest of writing it. A cut anywhere in the raw text or before its "\n" ends the
+// log at that record, as a cut line does; a store must give back the text it was given (a
+// store that encodes to UTF-8 keeps the framing, a lone surrogate becoming U+FFFD).
 //
 // Records, by `t`:
-//   m   {m}          a message appended to the transcript
+//   m   {m, s?, n?}  a message appended to the transcript; each `s` entry [index, prefix,
+//                    length] gives that block's text (or thinking), left "" in `m`: the first
+//                    `prefix` characters streamed into the block by earlier `d` records (the
+//                    answer's text is not written twice), then `length` raw characters
 //   r   {m}          the transcript replaced by the app (reset, `state.messages = …`)
 //   c   {model, thinkingLevel}
 //   q   {s, f}       the steering and follow-up queues
 //   a   {m}          an assistant message started streaming (its first partial)
-//   d   {e}          stream events of that message since the last write, coalesced:
-//                    [kind, contentIndex, payload] with kinds text, thinking, call (argument
-//                    text), T/K/C (a text, thinking or tool-call block started; C's payload
-//                    is {id, name}) and E (a tool call finished; payload the call)
+//   d   {e, n}       stream events of that message since the last write, coalesced:
+//                    [kind, contentIndex, payload] with kinds text and thinking (payload: the
+//                    length of its text in the raw text after the line), T/K/C (a text,
+//                    thinking or tool-call block started; C's payload is {id, name}) and E (a
+//                    tool call finished; payload the call). Tool-call argument deltas are not
+//                    kept: a call cut mid-stream is dropped on restore, a finished one is in E.
 //   ts  {id}         tool_execution_start
 //   tw  {id}         the call entered beforeToolCall
 //   tg  {id, ok}     beforeToolCall settled (ok: the call may run)
@@ -36,13 +48,62 @@ export class SessionLogError extends Error {
 /** The header line a new log starts with. */
 export const logHeader = () => JSON.stringify({ pi: "session", v: SESSION_LOG_VERSION }) + "\n";
 
-/** One record as a log line. */
-export const logLine = (record) => JSON.stringify(record) + "\n";
+/** One record as log text: a JSON line, followed by its raw text if it has any. */
+export function logLine(record) {
+  const out = [];
+  pushRecord(record, out);
+  return out.join("");
+}
+
+const RAW_KINDS = new Set(["text", "thinking"]);
 
 /**
- * The records of a log, oldest first. `dropped` counts the characters after the last good
- * record (a torn or corrupted tail). Throws `SessionLogError` only for a log of another
- * version; any other damage, even of the header, ends the readable part instead.
+ * The entries of `record` whose third element is raw text: a `d` record's text and thinking
+ * entries, an `m` record's `s` entries.
+ */
+function rawEntries(record) {
+  if (record.t === "d" && Array.isArray(record.e)) return record.e.filter((e) => Array.isArray(e) && RAW_KINDS.has(e[0]));
+  if (record.t === "m" && Array.isArray(record.s)) return record.s.filter(Array.isArray);
+  return undefined;
+}
+
+/**
+ * Pushes the pieces of `record`'s log text onto `out`, for the caller to join once (so a long
+ * text is copied once): its line, then the raw text of its entries (each a string, or an array
+ * of strings: the deltas, in order) and a "\n".
+ */
+export function pushRecord(record, out) {
+  const raw = rawEntries(record);
+  if (raw === undefined) return void out.push(JSON.stringify(record) + "\n");
+  const at = out.push("") - 1;
+  const lengths = new Map();
+  let n = 0;
+  for (const entry of raw) {
+    const p = entry[2];
+    let length = 0;
+    if (Array.isArray(p)) {
+      for (const part of p) {
+        out.push(part);
+        length += part.length;
+      }
+    } else if (typeof p === "string") {
+      out.push(p);
+      length = p.length;
+    }
+    lengths.set(entry, length);
+    n += length;
+  }
+  const withLengths = (entries) => entries.map((e) => (lengths.has(e) ? [e[0], e[1], lengths.get(e)] : e));
+  const line = record.t === "d" ? { ...record, e: withLengths(record.e), n } : { ...record, s: withLengths(record.s), n };
+  out[at] = JSON.stringify(line) + "\n";
+  out.push("\n");
+}
+
+/**
+ * The records of a log, oldest first (a `d` record's text entries carry their text). `dropped`
+ * counts the characters after the last good record (a torn or corrupted tail). Throws
+ * `SessionLogError` only for a log of another version; any other damage, even of the header,
+ * ends the readable part instead.
  */
 export function readLog(text) {
   const records = [];
@@ -58,6 +119,7 @@ export function readLog(text) {
       break;
     }
     if (record === null || typeof record !== "object" || Array.isArray(record)) break;
+    let next = end + 1;
     if (!header) {
       if (record.pi !== "session") break;
       if (record.v !== SESSION_LOG_VERSION) {
@@ -68,11 +130,37 @@ export function readLog(text) {
       header = true;
     } else {
       if (typeof record.t !== "string") break;
+      if (record.n !== undefined) {
+        next = rawText(text, record, next);
+        if (next < 0) break;
+      }
       records.push(record);
     }
-    at = end + 1;
+    at = next;
   }
   return { records, header, dropped: text.length - at };
+}
+
+/**
+ * Gives the raw-text entries of `record` their part of the raw text starting at `from`;
+ * returns where the next record starts, or -1 when the raw text is cut or does not add up.
+ */
+function rawText(text, record, from) {
+  const n = record.n;
+  const to = from + n;
+  const raw = rawEntries(record);
+  if (raw === undefined || !Number.isInteger(n) || n < 0) return -1;
+  if (to >= text.length || text.charCodeAt(to) !== 10) return -1;
+  let at = from;
+  for (const entry of raw) {
+    const length = entry[2];
+    if (!Number.isInteger(length) || length < 0 || at + length > to) return -1;
+    entry[2] = text.slice(at, at + length);
+    at += length;
+  }
+  if (at !== to) return -1;
+  delete record.n;
+  return to + 1;
 }
 
 /** The text an interrupted streaming answer is marked with. */
@@ -104,16 +192,33 @@ function applyDeltas(partial, entries) {
         if (payload && typeof payload === "object") content[i] = payload;
         break;
       case "text":
-        if (block?.type === "text") block.text += String(payload);
+        if (block?.type === "text" && typeof payload === "string") block.text += payload;
         break;
       case "thinking":
-        if (block?.type === "thinking") block.thinking += String(payload);
+        if (block?.type === "thinking" && typeof payload === "string") block.thinking += payload;
         break;
       default:
-        // Argument text of a partial tool call: not needed, the call is dropped on restore.
         break;
     }
   }
+}
+
+/**
+ * A finished message whose `s` entries [index, prefix, text] give a block's text (or thinking):
+ * the first `prefix` characters streamed into that block of `partial`, then `text`.
+ */
+function withText(message, s, partial) {
+  if (!Array.isArray(message.content)) return message;
+  const content = message.content.slice();
+  for (const [i, prefix, text] of s) {
+    const block = content[i];
+    const key = block?.type === "text" ? "text" : block?.type === "thinking" ? "thinking" : undefined;
+    if (key === undefined) continue;
+    const from = partial?.content[i];
+    const head = Number.isInteger(prefix) && prefix > 0 && from?.type === block.type ? String(from[key]).slice(0, prefix) : "";
+    content[i] = { ...block, [key]: head + (typeof text === "string" ? text : "") };
+  }
+  return { ...message, content };
 }
 
 /**
@@ -147,7 +252,7 @@ export function createFold() {
     switch (r.t) {
       case "m":
         if (r.m && typeof r.m === "object") {
-          state.messages.push(r.m);
+          state.messages.push(Array.isArray(r.s) ? withText(r.m, r.s.filter(Array.isArray), state.streaming) : r.m);
           if (r.m.role === "assistant") state.streaming = undefined;
         }
         break;

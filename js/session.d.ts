@@ -18,7 +18,7 @@ export interface SessionStore {
 
 /** Sessions in memory (tests, Node). */
 export declare function memoryStore(): SessionStore;
-/** Sessions in IndexedDB (the default in browsers); one row per write. */
+/** Sessions in IndexedDB (the default in browsers); each write adds rows of at most 32,000 characters. */
 export declare function indexedDBStore(options?: { name?: string }): SessionStore;
 
 export interface SessionOptions {
@@ -26,7 +26,7 @@ export interface SessionOptions {
   id: string;
   /** Default: `indexedDBStore()` where IndexedDB exists, else `memoryStore()`. */
   store?: SessionStore;
-  /** Longest time a change waits in memory before it is written (default 100 ms). */
+  /** Longest time a change waits in memory before it is written (default 100 ms): the write waits for an idle moment within it. */
   flushMs?: number;
   /** Called once with the store's first failure; the session stops writing, the agent keeps working. */
   onError?: (error: Error) => void;

@@ -1,14 +1,15 @@
 // pi-agent-wasm/session: an Agent whose conversation survives a reload.
 //
 // `attachSession(agent, { id })` restores the agent from its log, then appends to the log what
-// changes: each finished message once, the streaming answer as coalesced deltas, tool calls'
-// progress, approvals waiting in `beforeToolCall`, the queues, the model and thinking level.
-// Writes leave the event path: an event only appends to an in-memory batch, and the batch is
-// written every `flushMs` (and soon after a message, a tool call or an approval request).
+// changes: each finished message once, the streaming answer as coalesced deltas (the finished
+// answer refers to their text instead of repeating it), tool calls' progress, approvals waiting
+// in `beforeToolCall`, the queues, the model and thinking level. Writes leave the event path: an
+// event only appends to an in-memory batch, and the batch is written every `flushMs` when the page
+// is idle, and within a macrotask after a message, a tool call or an approval request.
 // Built only on the public Agent API: `subscribe`, `state`, `getSnapshot`, the hook fields and
 // the queue methods.
 import { runToolCall } from "./index.js";
-import { SessionLogError, foldLog, logHeader, logLine, readLog, restoreFrom, toolResultMessage } from "./session-log.js";
+import { SessionLogError, foldLog, logHeader, logLine, pushRecord, readLog, restoreFrom, toolResultMessage } from "./session-log.js";
 
 export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./session-log.js";
 
@@ -35,9 +36,20 @@ const done = (tx) =>
     tx.onabort = () => reject(tx.error ?? new Error("IndexedDB transaction aborted"));
   });
 
+// Rows of at most this many characters: Chromium copies a value of more than 64 KiB into a Blob
+// first, which costs the main thread about twice as much per character (a 1 MB answer: ~2.4 ms
+// against ~1.3), and a string holding any character above U+00FF takes two bytes per character.
+const ROW_CHARS = 32_000;
+
+/** Adds `text` to `store` as rows of session `id`, in order (one transaction: all or none). */
+function addRows(store, id, text) {
+  if (text.length <= ROW_CHARS) return void store.add({ s: id, d: text });
+  for (let at = 0; at < text.length; at += ROW_CHARS) store.add({ s: id, d: text.slice(at, at + ROW_CHARS) });
+}
+
 /**
- * A store in IndexedDB (database `name`, default "pi-agent-wasm-sessions"): each write is one
- * row of appended text, so a write costs what it adds, whatever the log's length.
+ * A store in IndexedDB (database `name`, default "pi-agent-wasm-sessions"): each write adds rows
+ * of appended text, so a write costs what it adds, whatever the log's length.
  */
 export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
   let db;
@@ -60,14 +72,14 @@ export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
     },
     async append(id, text) {
       const t = await tx("readwrite");
-      t.objectStore("chunks").add({ s: id, d: text });
+      addRows(t.objectStore("chunks"), id, text);
       await done(t);
     },
     async replace(id, text) {
       const t = await tx("readwrite");
       const store = t.objectStore("chunks");
       await deleteAll(store, id);
-      store.add({ s: id, d: text });
+      addRows(store, id, text);
       await done(t);
     },
     async clear(id) {
@@ -121,6 +133,7 @@ export async function attachSession(agent, options = {}) {
   const fail = (err) => {
     if (failed) return;
     failed = err instanceof Error ? err : new Error(String(err));
+    parts = undefined;
     try {
       onError?.(failed);
     } catch (e) {
@@ -141,10 +154,19 @@ export async function attachSession(agent, options = {}) {
 
   // ---- the batch: records (objects, or lines already serialized) waiting for the next write
   let batch = [];
+  let deltas; // the `d` record being coalesced, in `batch`
+  // The parts of its last entry while that is a text entry (of content index `partsIndex`):
+  // valid while `partsRecord === deltas`.
+  let parts;
+  let partsIndex = -1;
+  let partsRecord;
   let streamAt = -1; // index in `batch` of the streaming answer's `a` record, while unwritten
-  let deltas; // the `d` record being coalesced
-  let deltasAt = -1; // its index in `batch`
+  let deltasAt = -1; // and of its `d` record
   let streaming = false;
+  // The streaming answer's text and thinking blocks by content index: { kind, started, entries,
+  // written } with every `d` entry of the block and how many of them were written, so that the
+  // finished answer's record can start from what was written of its text.
+  let blocks = new Map();
   let mirror = []; // the transcript as the log has it (our own array)
   let steering = [];
   let followUps = [];
@@ -152,19 +174,37 @@ export async function attachSession(agent, options = {}) {
   let model;
   let thinkingLevel;
   let writer = Promise.resolve();
-  let timer;
+  let timer; // the pending flush: { timeout, idle } handles
+  let due = Infinity; // its delay
   let leader = false;
   let channel;
   let releaseLock;
   let detached = false;
 
+  // A periodic flush waits for an idle moment (within flushMs), so it does not delay a frame.
+  const idle = typeof requestIdleCallback === "function" ? requestIdleCallback : undefined;
+  const cancel = () => {
+    if (timer === undefined) return;
+    clearTimeout(timer.timeout);
+    if (timer.idle !== undefined) cancelIdleCallback(timer.idle);
+    timer = undefined;
+    due = Infinity;
+  };
   const schedule = (ms = flushMs) => {
     if (!leader || failed || detached) return;
     if (timer !== undefined) {
-      if (ms >= flushMs) return;
-      clearTimeout(timer);
+      if (ms >= due) return;
+      cancel();
     }
-    timer = setTimeout(flush, ms);
+    due = ms;
+    const t = (timer = {});
+    const run = () => timer === t && flush();
+    // While an answer streams, half the wait is spent waiting for the page to be idle (a change
+    // still waits at most `ms`). A write wanted soon (a finished message, a tool call) is not
+    // left to an idle moment: a reload before it would lose it.
+    const wait = ms / 2;
+    if (!idle || ms === 0) t.timeout = setTimeout(run, ms);
+    else t.timeout = setTimeout(() => (t.idle = idle(run, { timeout: wait })), wait);
   };
   const soon = () => schedule(0);
 
@@ -173,36 +213,72 @@ export async function attachSession(agent, options = {}) {
     schedule();
   }
 
-  // Deltas of one block are kept as an array of parts, joined when written: no string is
-  // rebuilt per token.
-  function deltaRecord() {
-    return {
-      entries: [],
-      toJSON() {
-        return { t: "d", e: this.entries.map(([k, i, p]) => (p === undefined ? [k, i] : [k, i, Array.isArray(p) ? p.join("") : p])) };
-      },
-    };
-  }
+  // Deltas of one block are kept as an array of parts, joined only into the written text: no
+  // string is rebuilt per token.
+  const TEXT_KINDS = { T: "text", K: "thinking" };
   function delta(kind, index, payload) {
     let d = deltas;
     if (d === undefined) {
-      d = deltas = deltaRecord();
+      d = deltas = { t: "d", e: [] };
       deltasAt = batch.length;
       batch.push(d);
     }
-    const e = d.entries;
-    const last = e[e.length - 1];
-    if (typeof payload === "string") {
-      if (last !== undefined && last[0] === kind && last[1] === index) last[2].push(payload);
-      else e.push([kind, index, [payload]]);
-    } else e.push([kind, index, payload]);
+    const e = d.e;
+    if (kind === "text" || kind === "thinking") {
+      const part = typeof payload === "string" ? payload : "";
+      const last = e[e.length - 1];
+      let entry = last;
+      if (last !== undefined && last[0] === kind && last[1] === index) last[2].push(part);
+      else {
+        entry = [kind, index, [part]];
+        e.push(entry);
+        let block = blocks.get(index);
+        if (block?.kind !== kind) blocks.set(index, (block = { kind, started: false, entries: [], written: 0 }));
+        block.entries.push(entry);
+      }
+      parts = kind === "text" ? entry[2] : undefined;
+      partsIndex = index;
+      partsRecord = d;
+    } else {
+      parts = undefined;
+      e.push(payload === undefined ? [kind, index] : [kind, index, payload]);
+      if (TEXT_KINDS[kind]) blocks.set(index, { kind: TEXT_KINDS[kind], started: true, entries: [], written: 0 });
+    }
     if (timer === undefined) schedule();
+  }
+
+  /**
+   * The record of a finished answer `m` (built when written: it costs nothing on the run's
+   * path): each text and thinking block as raw text, after the part of it already written as
+   * deltas when that part is what the block starts with.
+   */
+  function finishedRecord(m, streamed) {
+    const content = m?.content;
+    if (!Array.isArray(content)) return { t: "m", m };
+    let copy;
+    const s = [];
+    for (let i = 0; i < content.length; i++) {
+      const b = content[i];
+      const key = b?.type === "text" ? "text" : b?.type === "thinking" ? "thinking" : undefined;
+      const text = key && b[key];
+      if (typeof text !== "string") continue;
+      const block = streamed.get(i);
+      let prefix = 0;
+      if (block?.kind === key && block.written > 0) {
+        const parts = block.entries.slice(0, block.written).flatMap((entry) => entry[2]);
+        const head = parts.join("");
+        if (!block.started || !text.startsWith(head)) continue;
+        prefix = head.length;
+      }
+      (copy ??= content.slice())[i] = { ...b, [key]: "" };
+      s.push([i, prefix, prefix === 0 ? text : text.slice(prefix)]);
+    }
+    return copy ? { t: "m", m: { ...m, content: copy }, s } : { t: "m", m };
   }
 
   /** Appends the batch (and what changed outside events) to the store, in order. */
   function flush() {
-    clearTimeout(timer);
-    timer = undefined;
+    cancel();
     if (!leader || failed) return writer;
     const snap = agent.getSnapshot();
     const messages = snap.messages;
@@ -223,41 +299,60 @@ export async function attachSession(agent, options = {}) {
       batch.push({ t: "q", s: steering, f: followUps });
     }
     if (batch.length === 0) return writer;
-    let text = "";
+    // Pieces joined once: a streamed text is copied into the write and nowhere else.
+    const pieces = [];
     try {
-      for (const r of batch) text += typeof r === "string" ? r : logLine(r);
+      for (const r of batch) {
+        if (typeof r === "string") pieces.push(r);
+        else pushRecord(typeof r === "function" ? r() : r, pieces);
+      }
     } catch (err) {
       fail(err);
     }
+    const text = pieces.join("");
     batch = [];
-    streamAt = -1;
     deltas = undefined;
-    writer = writer.then(() => (failed ? undefined : guard(() => store.append(id, text)).then(() => !failed && channel?.postMessage(text))));
+    streamAt = deltasAt = -1;
+    for (const block of blocks.values()) block.written = block.entries.length;
+    // The other tabs re-read the log: they are told that it grew, not what was written.
+    writer = writer.then(() => (failed ? undefined : guard(() => store.append(id, text)).then(() => !failed && channel?.postMessage(text.length))));
     return writer;
   }
 
+  // A page going away writes what is batched at once (a transaction begun in pagehide commits).
+  const page = typeof document === "object" && document !== null && typeof addEventListener === "function";
+  const onHide = () => void flush();
+  const onVisibility = () => document.visibilityState === "hidden" && onHide();
+  if (page) {
+    addEventListener("pagehide", onHide);
+    document.addEventListener("visibilitychange", onVisibility);
+  }
+  const removeHide = () => {
+    if (!page) return;
+    removeEventListener("pagehide", onHide);
+    document.removeEventListener("visibilitychange", onVisibility);
+  };
+
   // ---- events of the agent's runs
   function onEvent(event) {
-    if (!leader || failed) return;
-    // The per-token path: a text delta joins the parts of the block it extends.
-    if (event.type === "message_update" && streaming) {
+    // The per-token path: a text delta extending the batch's last entry joins its parts.
+    if (parts !== undefined && event.type === "message_update") {
       const e = event.assistantMessageEvent;
-      if (e !== undefined && e !== null && e.type === "text_delta" && deltas !== undefined) {
-        const entries = deltas.entries;
-        const last = entries[entries.length - 1];
-        if (last !== undefined && last[0] === "text" && last[1] === e.contentIndex && typeof e.delta === "string") {
-          last[2].push(e.delta);
-          return;
-        }
+      if (e != null && e.type === "text_delta" && e.contentIndex === partsIndex && partsRecord === deltas && typeof e.delta === "string") {
+        parts.push(e.delta);
+        return;
       }
     }
+    if (!leader || failed) return;
     try {
       switch (event.type) {
         case "message_start":
           if (event.message?.role === "assistant") {
             streaming = true;
             deltas = undefined;
+            deltasAt = -1;
             streamAt = batch.length;
+            blocks = new Map();
             // Serialized now: the partial it copies keeps growing.
             push(logLine({ t: "a", m: event.message }));
           }
@@ -271,9 +366,6 @@ export async function attachSession(agent, options = {}) {
               break;
             case "thinking_delta":
               delta("thinking", e.contentIndex, e.delta);
-              break;
-            case "toolcall_delta":
-              delta("call", e.contentIndex, e.delta);
               break;
             case "text_start":
               delta("T", e.contentIndex);
@@ -296,20 +388,23 @@ export async function attachSession(agent, options = {}) {
         }
         case "message_end": {
           const m = event.message;
-          if (m?.role === "assistant" && streaming) {
+          const streamed = m?.role === "assistant" && streaming;
+          if (streamed) {
             streaming = false;
-            // The finished message supersedes its unwritten stream records (only they follow
-            // them in the batch): an answer that starts and ends within one write is written once.
-            const cut = streamAt >= 0 ? streamAt : deltas ? deltasAt : -1;
-            if (cut >= 0) batch.length = cut;
-            streamAt = -1;
-            deltas = undefined;
+            // The finished answer's record holds all of its text that was not written yet, so
+            // its unwritten stream records are dropped.
+            for (const at of [Math.max(streamAt, deltasAt), Math.min(streamAt, deltasAt)]) if (at >= 0) batch.splice(at, 1);
+            streamAt = deltasAt = -1;
           }
           deltas = undefined;
           if (mirror[mirror.length - 1] !== m) {
             mirror.push(m);
-            batch.push({ t: "m", m });
+            if (m?.role === "assistant") {
+              const streamedBlocks = streamed ? blocks : new Map();
+              batch.push(() => finishedRecord(m, streamedBlocks));
+            } else batch.push({ t: "m", m });
           }
+          blocks = new Map();
           const s = steering.indexOf(m);
           const f = followUps.indexOf(m);
           if (s >= 0) steering = steering.filter((x) => x !== m);
@@ -336,6 +431,8 @@ export async function attachSession(agent, options = {}) {
           watchIdle(true);
           streaming = false;
           deltas = undefined;
+          streamAt = deltasAt = -1;
+          blocks = new Map();
           push({ t: "x" });
           soon();
           break;
@@ -486,6 +583,7 @@ export async function attachSession(agent, options = {}) {
   let remoteStreaming;
   let reading = false;
   let readAgain = false;
+  let takingOver = false;
   /** In a following tab: shows the log as the leader wrote it (re-read whole, so nothing is applied twice). */
   async function showRemote() {
     if (reading) return void (readAgain = true);
@@ -493,14 +591,14 @@ export async function attachSession(agent, options = {}) {
     do {
       readAgain = false;
       const log = await load();
-      if (!log || leader) break;
+      if (!log || leader || takingOver) break;
       const folded = foldLog(log.records);
       agent.state.messages = folded.messages;
       if (folded.model !== undefined) agent.state.model = folded.model;
       if (folded.thinkingLevel !== undefined) agent.state.thinkingLevel = folded.thinkingLevel;
       remoteStreaming = folded.streaming;
       notify();
-    } while (readAgain && !leader && !detached);
+    } while (readAgain && !leader && !takingOver && !detached);
     reading = false;
   }
   function openChannel() {
@@ -518,10 +616,12 @@ export async function attachSession(agent, options = {}) {
     }
   }
 
+  // Runs stay refused until the restore is done: a prompt during it would be overwritten by it.
   async function becomeLeader() {
+    takingOver = true;
+    await restore();
     leader = true;
     blockRuns(false);
-    await restore();
     remoteStreaming = undefined;
     if (locks && !channel) channel = openChannel();
     flush();
@@ -632,7 +732,8 @@ export async function attachSession(agent, options = {}) {
       await flush();
       detached = true;
       leader = false;
-      clearTimeout(timer);
+      cancel();
+      removeHide();
       unsubscribeEvents();
       unwatch();
       hookField.set.call(agent, appHook);

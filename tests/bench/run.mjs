@@ -145,7 +145,7 @@ if (!flag("--no-chromium") && !flag("--no-worker")) {
 server.close();
 
 // S1 with a session attached (pi-agent-wasm/session), ours with and without: tests/bench/session.mjs.
-if (!flag("--no-session")) notes.push(...(await (await import("./session.mjs")).sessionBench({ pkgDir: pkg.dir, runs: options.runs, log, chromium: !flag("--no-chromium") })));
+if (!flag("--no-session")) notes.push(...(await (await import("./session.mjs")).sessionBench({ pkgDir: pkg.dir, runs: options.runs * 3, log, chromium: !flag("--no-chromium") })));
 
 // ---- S5 -----------------------------------------------------------------------------------------
 function sizes(buf) {

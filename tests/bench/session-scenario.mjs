@@ -1,10 +1,13 @@
 // S1 with and without a session (pi-agent-wasm/session), written once for Node and the page:
 // one prompt answered by `deltas.length` text deltas, BATCH per macrotask, a listener reading
-// event.message (as scenarios.mjs's S1). Returns the run's time and what the store received.
+// event.message (as scenarios.mjs's S1). Returns the run's times and what the store received:
+// `run` and `flushed` (ms from the prompt to its end, and to the session's writes landing) by
+// `now()`, and `runCpu` / `flushedCpu` by `cpu()` (main-thread CPU ms; may be async) when given.
 export const BATCH = 100;
 
 export async function s1Session(env, withSession) {
   const { Agent, createAssistantMessageEventStream, attachSession, store, tick, now, deltas, MODEL, usage } = env;
+  const cpu = env.cpu ?? (() => 0);
   const streamFn = (model) => {
     const stream = createAssistantMessageEventStream();
     const partial = { role: "assistant", content: [], api: model.api, provider: model.provider, model: model.id, usage: usage(), stopReason: "stop", timestamp: Date.now() };
@@ -44,12 +47,15 @@ export async function s1Session(env, withSession) {
   };
   const id = `bench-${Math.random().toString(36).slice(2)}`;
   const session = withSession ? await attachSession(agent, { id, store: counting, tabs: false, ...env.sessionOptions }) : undefined;
+  const c0 = await cpu();
   const t0 = now();
   await agent.prompt("Write a long answer.");
   const run = now() - t0;
+  const runCpu = (await cpu()) - c0;
   await session?.flush();
   const flushed = now() - t0;
+  const flushedCpu = (await cpu()) - c0;
   await session?.detach();
   await store.clear(id);
-  return { run, flushed, written, writes, sink: sink > 0, messages: agent.state.messages.length };
+  return { run, flushed, runCpu, flushedCpu, written, writes, sink: sink > 0, messages: agent.state.messages.length };
 }

@@ -1,7 +1,10 @@
 // `npm run bench`, sessions: S1 (one prompt, 20,000 text deltas × 50 chars) with and without
 // pi-agent-wasm/session attached: Node with memoryStore(), Chromium with the real IndexedDB.
-// Runs interleaved (without, with, …) after warm-ups; reports medians, the ratio, and what was
-// written. Standalone: node tests/bench/session.mjs [--runs N]. run.mjs calls sessionBench().
+// Runs interleaved (without, with, …) after warm-ups; reports medians and ratios of the run's
+// CPU time (Chromium: main-thread TaskDuration over CDP, as the other Chromium scenarios), of the
+// CPU time until the session's writes landed (the cost of persisting, wherever it falls), and of
+// the run's wall time, and what was written. Standalone: node tests/bench/session.mjs [--runs N]
+// (21). run.mjs calls sessionBench() with 3× its --runs.
 import http from "node:http";
 import { existsSync, readFileSync } from "node:fs";
 import { extname, join, resolve, sep } from "node:path";
@@ -15,28 +18,37 @@ const HERE = fileURLToPath(new URL("./", import.meta.url));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x) => `${x.toFixed(1)} ms`;
 
+const FIELDS = ["run", "runCpu", "flushed", "flushedCpu"];
+
 async function measure(runOnce, runs, warm) {
   for (let i = 0; i < warm; i++) {
     await runOnce(false);
     await runOnce(true);
   }
-  const without = [];
-  const withS = [];
+  const without = Object.fromEntries(FIELDS.map((f) => [f, []]));
+  const withS = Object.fromEntries(FIELDS.map((f) => [f, []]));
   let last;
   for (let i = 0; i < runs; i++) {
-    without.push((await runOnce(false)).run);
+    const a = await runOnce(false);
     last = await runOnce(true);
-    withS.push(last.run);
+    for (const f of FIELDS) {
+      without[f].push(a[f]);
+      withS[f].push(last[f]);
+    }
   }
-  return { without: median(without), with: median(withS), written: last.written, writes: last.writes, landing: last.flushed - last.run };
+  const med = (o) => Object.fromEntries(FIELDS.map((f) => [f, median(o[f])]));
+  return { without: med(without), with: med(withS), written: last.written, writes: last.writes };
 }
 
-function line(env, r, store) {
-  return `S1 with a session (${store}), ${env}: ${ms(r.with)} vs ${ms(r.without)} without (median run times), ` +
-    `${(r.with / r.without).toFixed(2)}×; ${r.writes} writes, ${(r.written / 1e6).toFixed(2)} MB written for a 1.00 MB answer.`;
+const ratio = (r, f) => `${ms(r.with[f])} vs ${ms(r.without[f])}, ${(r.with[f] / r.without[f]).toFixed(2)}×`;
+
+function line(env, r, store, cpuName) {
+  return `S1 with a session (${store}), ${env}, with vs without (medians): ${cpuName} of the run ${ratio(r, "runCpu")}; ` +
+    `${cpuName} until the session's writes landed ${ratio(r, "flushedCpu")}; wall time of the run ${ratio(r, "run")}; ` +
+    `${r.writes} writes, ${(r.written / 1e6).toFixed(2)} MB written for a 1.00 MB answer.`;
 }
 
-export async function sessionBench({ pkgDir = join(HERE, "../../pkg"), runs = 7, log = () => {}, chromium: withChromium = true } = {}) {
+export async function sessionBench({ pkgDir = join(HERE, "../../pkg"), runs = 21, log = () => {}, chromium: withChromium = true } = {}) {
   const out = [];
   if (!existsSync(join(pkgDir, "session.js"))) return ["S1 with a session: skipped (pkg/ has no session.js)."];
   const deltas = textDeltas(20_000, 50);
@@ -45,10 +57,10 @@ export async function sessionBench({ pkgDir = join(HERE, "../../pkg"), runs = 7,
   const { attachSession, memoryStore } = await import(pathToFileURL(join(pkgDir, "session.js")));
   const store = memoryStore();
   const env = { Agent, createAssistantMessageEventStream, attachSession, store, tick: setImmediate, deltas, MODEL, usage,
-    now: () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } };
+    now: () => performance.now(), cpu: () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } };
   log("S1 with a session: Node");
   const node = await measure((w) => s1Session(env, w), runs, 3);
-  out.push(line("Node (CPU time)", node, "memoryStore()"));
+  out.push(line("Node", node, "memoryStore()", "CPU time"));
   if (!withChromium) return out;
 
   // ---- Chromium, indexedDBStore()
@@ -66,7 +78,8 @@ const channel = new MessageChannel();
 const queue = [];
 channel.port1.onmessage = () => queue.shift()();
 const tick = (f) => { queue.push(f); channel.port2.postMessage(0); };
-const env = { Agent, createAssistantMessageEventStream, attachSession, store: indexedDBStore({ name: "bench" }), tick, deltas, MODEL, usage, now: () => performance.now() };
+const env = { Agent, createAssistantMessageEventStream, attachSession, store: indexedDBStore({ name: "bench" }), tick, deltas, MODEL, usage,
+  now: () => performance.now(), cpu: () => window.__cpu() };
 window.runOnce = (w, o) => s1Session({ ...env, sessionOptions: o }, w);
 window.ready = true;
 </script>`);
@@ -84,11 +97,15 @@ window.ready = true;
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage();
+    // Main-thread CPU time as the other Chromium scenarios measure it (TaskDuration in thread ticks).
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send("Performance.enable", { timeDomain: "threadTicks" });
+    await page.exposeBinding("__cpu", async () => (await cdp.send("Performance.getMetrics")).metrics.find((m) => m.name === "TaskDuration").value * 1000);
     await page.goto(`http://127.0.0.1:${server.address().port}/`);
     await page.waitForFunction(() => window.ready === true);
     log("S1 with a session: Chromium");
     const chrome = await measure((w) => page.evaluate((x) => window.runOnce(x), w), runs, 3);
-    out.push(line("Chromium (wall time of the run; the last run's IndexedDB writes landed " + ms(chrome.landing) + " after it)", chrome, "indexedDBStore()"));
+    out.push(line("Chromium", chrome, "indexedDBStore()", "main-thread CPU time"));
   } finally {
     await browser.close();
     server.close();
@@ -98,5 +115,5 @@ window.ready = true;
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const i = process.argv.indexOf("--runs");
-  for (const l of await sessionBench({ runs: i > 0 ? Number(process.argv[i + 1]) : 7, log: (m) => process.stderr.write(m + "\n") })) console.log(l);
+  for (const l of await sessionBench({ runs: i > 0 ? Number(process.argv[i + 1]) : 21, log: (m) => process.stderr.write(m + "\n") })) console.log(l);
 }

@@ -10,6 +10,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const textOf = (m) => typeof m?.content === "string" ? m.content : (m?.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("");
 const lastUserText = (messages) => textOf([...messages].reverse().find((m) => m.role === "user"));
 
+// "big …": BIG (100,000 characters of newlines, quotes, backslashes and emoji) in 997-character
+// deltas, one every 5 ms.
+const BIG = Array.from({ length: 2500 }, (_, i) => `${i}: "q" \\ é 🦀\n\u2028{}`).join("").slice(0, 100_000);
+window.BIG = BIG;
+
 // "long …": 400 words, one every 5 ms. "tool …": calls `slow` (never finishes). "fetch …": calls
 // `fetch` (needs approval). After a tool result: "after tools". Anything else: "ok: <prompt>".
 function streamFn(model, context) {
@@ -25,12 +30,13 @@ function streamFn(model, context) {
     let text = `ok: ${prompt}`;
     if (last.role === "toolResult") text = "after tools";
     else if (prompt.startsWith("long")) text = Array.from({ length: 400 }, (_, i) => `word${i}`).join(" ");
+    else if (prompt.startsWith("big")) text = BIG;
     else if (prompt.startsWith("tool")) calls = [{ id: "slow-1", name: "slow" }];
     else if (prompt.startsWith("fetch")) calls = [{ id: "fetch-1", name: "fetch", args: { path: "/about.txt" } }];
     if (calls.length) text = "calling";
     partial.content.push({ type: "text", text: "" });
     s.push({ type: "text_start", contentIndex: 0, partial });
-    for (const word of text.split(/(?= )/)) {
+    for (const word of text === BIG ? BIG.match(/[^]{1,997}/gu) : text.split(/(?= )/)) {
       partial.content[0].text += word;
       s.push({ type: "text_delta", contentIndex: 0, delta: word, partial });
       if (text.length > 100) await sleep(5);

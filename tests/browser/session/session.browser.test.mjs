@@ -180,6 +180,40 @@ test("a store that throws is reported once; the agent keeps working", async () =
   await context.close();
 });
 
+test("a 100,000-character answer written over many writes comes back exactly; IndexedDB rows stay small", async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id: "big", flushMs: 20 });
+  await page.evaluate(() => window.run("big"));
+  await until(page, () => window.agent.state.messages.length === 3 && !window.agent.state.isStreaming);
+  await page.evaluate(() => window.session.flush());
+  const rows = await page.evaluate(async () => {
+    const db = await new Promise((resolve, reject) => {
+      const r = indexedDB.open("session-test");
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const all = await new Promise((resolve) => {
+      const r = db.transaction("chunks").objectStore("chunks").index("session").getAll("big");
+      r.onsuccess = () => resolve(r.result);
+    });
+    db.close();
+    return all.map((row) => row.d.length);
+  });
+  assert.ok(rows.length > 6, `the answer spans writes: ${rows.length} rows`);
+  assert.ok(Math.max(...rows) <= 32_000, `rows of ${Math.max(...rows)} characters`);
+  const total = rows.reduce((a, b) => a + b, 0);
+  assert.ok(total < 100_000 + 100 * rows.length + 2000, `${total} characters stored for a 100,000-character answer`);
+  const v = await reload(page, { id: "big" });
+  assert.equal(v.dropped, 0);
+  assert.equal(v.interrupted, false);
+  const same = await page.evaluate(() => {
+    const m = window.agent.state.messages[2];
+    return m.content.length === 1 && m.content[0].text === window.BIG && m.stopReason === "stop";
+  });
+  assert.equal(same, true);
+  await context.close();
+});
+
 test("a torn last record loses only that record; restore does not throw and repairs the log", async () => {
   const context = await browser.newContext();
   const { page } = await open(context, { id: "torn" });

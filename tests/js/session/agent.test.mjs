@@ -58,7 +58,9 @@ function scripted(script) {
         s.push({ type: "toolcall_end", contentIndex: i, toolCall: block, partial });
       }
       if (spec.calls?.length) partial.stopReason = "toolUse";
-      s.push({ type: "done", reason: partial.stopReason, message: partial });
+      // A provider whose finished message is not what its deltas streamed.
+      const message = spec.final === undefined ? partial : { ...partial, content: [{ type: "text", text: spec.final }] };
+      s.push({ type: "done", reason: partial.stopReason, message });
     })();
     return s;
   };
@@ -192,20 +194,42 @@ test("a store that throws is reported once and the agent keeps working", async (
   assert.deepEqual(seen, ["blocked"]);
 });
 
-test("per token, the log grows by the token's text, not by the message", async () => {
+test("an answer is written once: as deltas while it streams, then only the rest of it", async () => {
   const inner = memoryStore();
   const writes = [];
   const store = { ...inner, append: (id, text) => (writes.push(text), inner.append(id, text)) };
-  const text = "x".repeat(2000);
+  const text = "x".repeat(1000) + "\n\"y\"\u2028".repeat(250);
   const a = new Agent({ initialState: { model: MODEL }, streamFn: scripted([{ text }]) });
-  await attachSession(a, { id: "s5", store, flushMs: 20, tabs: false });
+  const sa = await attachSession(a, { id: "s5", store, flushMs: 20, tabs: false });
   await a.prompt("go");
-  const s = await attachSession(new Agent({ initialState: { model: MODEL }, streamFn: noStream }), { id: "s5", store, tabs: false });
+  await sa.flush();
+  const b = new Agent({ initialState: { model: MODEL }, streamFn: noStream });
+  const s = await attachSession(b, { id: "s5", store, tabs: false });
   assert.equal(s.restored, true);
+  assert.equal(textOf(b.state.messages[1]), text);
+  assert.deepEqual(b.state.messages[1], a.state.messages[1]);
+  assert.ok(writes.length > 3, `the answer spans writes (${writes.length})`);
   const total = writes.join("").length;
-  // The text once as deltas (when the message spans writes) and once in the final message, plus
-  // a record's envelope per write.
-  assert.ok(total < 2 * text.length + 60 * writes.length + 1500, `wrote ${total} characters in ${writes.length} writes for a ${text.length}-character answer`);
+  // The text once, raw (a quote or a newline is one character, not two), plus a record's
+  // envelope per write.
+  assert.ok(total < text.length + 80 * writes.length + 1000, `wrote ${total} characters in ${writes.length} writes for a ${text.length}-character answer`);
+});
+
+test("a finished answer that is not what its deltas streamed is restored as finished", async () => {
+  const store = memoryStore();
+  const text = "abcdefgh".repeat(100);
+  for (const final of ["abcdefgh".repeat(50) + "ZZZ", "zz" + text, text + " and more"]) {
+    const a = new Agent({ initialState: { model: MODEL }, streamFn: scripted([{ text, final }]) });
+    const id = `s6-${final.length}-${final[0]}`;
+    const sa = await attachSession(a, { id, store, flushMs: 10, tabs: false });
+    await a.prompt("go");
+    await sa.flush();
+    assert.equal(textOf(a.state.messages[1]), final);
+    const b = new Agent({ initialState: { model: MODEL }, streamFn: noStream });
+    await attachSession(b, { id, store, tabs: false });
+    assert.equal(textOf(b.state.messages[1]), final);
+    assert.deepEqual(b.state.messages[1], a.state.messages[1]);
+  }
 });
 
 test("record a run with tools, steering and an approval; replay it deterministically in Node", async () => {

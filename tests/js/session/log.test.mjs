@@ -27,13 +27,34 @@ const RECORDS = [
   { t: "a", m: assistant([], "stop") },
   { t: "d", e: [["T", 0], ["text", 0, "Once upon a time — 🦀"]] },
 ];
+// A streamed answer: its first part written as deltas, then the finished answer's record, which
+// starts from those 9 characters and carries the rest of the text (and its thinking) as raw text.
+const STREAMED = [
+  { t: "m", m: user("hi") },
+  { t: "a", m: assistant([]) },
+  { t: "d", e: [["T", 0], ["text", 0, "Once\nupon"], ["K", 1], ["thinking", 1, ""]] },
+  { t: "m", m: assistant([{ type: "text", text: "" }, { type: "thinking", thinking: "" }]), s: [[0, 9, " a time — 🦀\n\u2028"], [1, 0, 'hm\n"m"\\']] },
+];
 const encode = (records) => logHeader() + records.map(logLine).join("");
 
 test("round trip: every record comes back, nothing dropped", () => {
-  const log = readLog(encode(RECORDS));
-  assert.equal(log.header, true);
-  assert.equal(log.dropped, 0);
-  assert.deepEqual(log.records, RECORDS);
+  for (const records of [RECORDS, STREAMED]) {
+    const log = readLog(encode(records));
+    assert.equal(log.header, true);
+    assert.equal(log.dropped, 0);
+    assert.deepEqual(log.records, records);
+  }
+});
+
+test("answer text is raw after its record's line, not JSON, and the finished answer is whole again", () => {
+  const text = encode(STREAMED);
+  assert.ok(text.includes("Once\nupon"), "a streamed delta's text is in the log as it is");
+  assert.ok(text.includes(' a time — 🦀\n\u2028'), "the rest of the finished answer too");
+  assert.equal(text.split("Once").length, 2, "the streamed part is written once");
+  const { messages } = foldLog(readLog(text).records);
+  assert.deepEqual(messages[1].content, [{ type: "text", text: "Once\nupon a time — 🦀\n\u2028" }, { type: "thinking", thinking: 'hm\n"m"\\' }]);
+  // Deltas given as arrays of parts (as a session batches them) are written as their join.
+  assert.equal(logLine({ t: "d", e: [["text", 0, ["a", "b\n", "c"]]] }), logLine({ t: "d", e: [["text", 0, "ab\nc"]] }));
 });
 
 test("an empty log or a log of something else holds nothing", () => {
@@ -44,13 +65,34 @@ test("an empty log or a log of something else holds nothing", () => {
 });
 
 test("a last record torn at every byte loses only that record (UTF-8 bytes, as a file store would cut them)", () => {
-  const bytes = Buffer.from(encode(RECORDS));
-  const before = Buffer.from(encode(RECORDS.slice(0, -1))).length;
-  for (let cut = before; cut < bytes.length; cut++) {
-    const text = new TextDecoder().decode(bytes.subarray(0, cut));
-    const log = readLog(text);
-    assert.deepEqual(log.records, RECORDS.slice(0, -1), `cut at byte ${cut}`);
-    assert.equal(log.dropped, text.length - encode(RECORDS.slice(0, -1)).length, `cut at byte ${cut}`);
+  // The last records: a `d` record and a finished answer, both with raw text.
+  for (const records of [RECORDS, STREAMED]) {
+    const bytes = Buffer.from(encode(records));
+    const before = Buffer.from(encode(records.slice(0, -1))).length;
+    for (let cut = before; cut < bytes.length; cut++) {
+      const text = new TextDecoder().decode(bytes.subarray(0, cut));
+      const log = readLog(text);
+      assert.deepEqual(log.records, records.slice(0, -1), `cut at byte ${cut}`);
+      assert.equal(log.dropped, text.length - encode(records.slice(0, -1)).length, `cut at byte ${cut}`);
+    }
+  }
+});
+
+test("raw text whose framing does not add up ends the readable part", () => {
+  const good = encode(STREAMED.slice(0, 2));
+  const line = '{"t":"d","e":[["T",0],["text",0,3]],"n":3}\n';
+  for (const bad of [
+    '{"t":"d","e":[["text",0,3]],"n":4}\nabc\n', // n longer than the text before the "\n"
+    '{"t":"d","e":[["text",0,3]],"n":2}\nabc\n', // n shorter: no "\n" where it ends
+    '{"t":"d","e":[["text",0,2]],"n":3}\nabc\n', // entries do not add up to n
+    '{"t":"d","e":[["text",0,"abc"]],"n":3}\nabc\n', // a length that is not a number
+    '{"t":"d","e":[["text",0,3]],"n":-3}\nabc\n',
+    '{"t":"x","n":3}\nabc\n', // raw text on a record that has none
+  ]) {
+    const log = readLog(good + line + "abc\n" + bad + logLine({ t: "x" }));
+    assert.equal(log.records.length, 3, bad);
+    assert.deepEqual(log.records[2], { t: "d", e: [["T", 0], ["text", 0, "abc"]] });
+    assert.equal(log.dropped, bad.length + logLine({ t: "x" }).length, bad);
   }
 });
 
@@ -138,7 +180,7 @@ test("restore: each tool call without a result gets exactly one, or is pending",
 
 test("restore never throws on a damaged log (random cuts and byte flips of a real log)", () => {
   const a = assistant([call("c", "calc")], "toolUse");
-  const text = encode([...RECORDS, { t: "m", m: a }, { t: "ts", id: "c" }, { t: "tw", id: "c" }, { t: "x" }]);
+  const text = encode([...RECORDS, { t: "m", m: a }, { t: "ts", id: "c" }, { t: "tw", id: "c" }, { t: "x" }, ...STREAMED]);
   let seed = 7;
   const rand = (n) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
   for (let i = 0; i < 2000; i++) {
