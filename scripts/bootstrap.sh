@@ -4,7 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-WB_VERSION=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' Cargo.toml)
+# The pinned version, from `wasm-bindgen = "=X"` or `wasm-bindgen = { version = "=X", … }`.
+WB_VERSION=$(sed -n 's/^wasm-bindgen = .*"=\([0-9.]*\)".*/\1/p' Cargo.toml)
+if [ -z "$WB_VERSION" ]; then
+  echo "[bootstrap] cannot read the pinned wasm-bindgen version from Cargo.toml" >&2
+  exit 1
+fi
 log() { printf '[bootstrap] %s\n' "$*"; }
 
 if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
