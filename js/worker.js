@@ -145,31 +145,26 @@ export class WorkerAgent {
     const internals = STATE_INTERNALS.get(state);
     this.#internals = internals;
     const self = this;
-    let model = state.model;
-    let thinkingLevel = state.thinkingLevel;
-    this.#setModel = (m, level) => {
-      model = m;
-      thinkingLevel = level;
+    // `model` and `thinkingLevel` go to the worker when the app assigns them; what the worker's agent
+    // chose comes back through `#setModel`, without being sent again.
+    const values = { model: state.model, thinkingLevel: state.thinkingLevel };
+    this.#setModel = (model, thinkingLevel) => {
+      values.model = model;
+      values.thinkingLevel = thinkingLevel;
     };
+    const sentWhenSet = (key) => ({
+      get: () => values[key],
+      set(v) {
+        values[key] = v;
+        self.#post({ op: "set", key, v });
+        internals.changed();
+      },
+    });
     const tools = Object.getOwnPropertyDescriptor(state, "tools");
     const messages = Object.getOwnPropertyDescriptor(state, "messages");
     Object.defineProperties(state, {
-      model: {
-        get: () => model,
-        set(v) {
-          model = v;
-          self.#post({ op: "set", key: "model", v });
-          internals.changed();
-        },
-      },
-      thinkingLevel: {
-        get: () => thinkingLevel,
-        set(v) {
-          thinkingLevel = v;
-          self.#post({ op: "set", key: "thinkingLevel", v });
-          internals.changed();
-        },
-      },
+      model: sentWhenSet("model"),
+      thinkingLevel: sentWhenSet("thinkingLevel"),
       tools: {
         get: tools.get,
         set(next) {

@@ -156,10 +156,15 @@ pub fn declare_tool_changes(
     let tools = view::field(context, |c| c.tools())?;
     // Nothing pending can declare tools and neither the transcript's tools nor
     // the runtime tools changed since a request that declared nothing.
+    // Updated outside the borrow: the update reads the transcript through JS,
+    // whose getters may reach the agent again (which then sees no cache).
     let generation = {
-        let mut c = cache.borrow_mut();
-        c.update(&messages)?;
-        c.generation
+        let mut c = core::mem::take(&mut *cache.borrow_mut());
+        let updated = c.update(&messages);
+        let generation = c.generation;
+        *cache.borrow_mut() = c;
+        updated?;
+        generation
     };
     let key = match system_index {
         None => Some((generation, tools_signature(&tools)?)),
@@ -168,7 +173,8 @@ pub fn declare_tool_changes(
     if key.is_some() && cache.borrow().settled == key {
         return Ok(pending.clone());
     }
-    let previous = declarations(tools_after(&cache.borrow().tools, &baseline)?.iter())?;
+    let transcript_tools = cache.borrow().tools.clone();
+    let previous = declarations(tools_after(&transcript_tools, &baseline)?.iter())?;
     let current = if view::is_object(&tools) {
         declarations(to_array(&tools)?.iter())?
     } else {
