@@ -260,8 +260,19 @@ function dispatchFrom(iterator, event, signal) {
 }
 
 
-/** A JS function delivering one event to an Agent (reduce, then listeners), as the loop's sink does. */
-export const agentDeliver = (state, listeners, signal) => (event) => agentProcess(state, listeners, event, signal);
+/**
+ * A JS function delivering one event to an Agent (reduce, then listeners), as the loop's sink does:
+ * `agentProcess` with the state's internals looked up once per run instead of once per token.
+ */
+export function agentDeliver(state, listeners, signal) {
+  if (!signal) return (event) => agentProcess(state, listeners, event, signal);
+  const changed = STATE_INTERNALS.get(state).changed;
+  return (event) => {
+    reduce(state, event);
+    changed();
+    return dispatchFrom(listeners.values(), event, signal);
+  };
+}
 
 export const lastRole = (messages) => messages[messages.length - 1]?.role;
 

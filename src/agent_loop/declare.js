@@ -137,25 +137,31 @@ export function toolDeclarationJson(tool) {
 const TOOLS_SIGNATURES = new WeakMap();
 
 let nextSignature = 1;
+/** The last signature handed out: a run's tool list is a fresh array holding the same tools as the last run's. */
+let lastSignature;
+
+const sameTools = (tools, items) => {
+  if (items.length !== tools.length) return false;
+  for (let i = 0; i < tools.length; i++) {
+    const t = tools[i];
+    const e = items[i];
+    if (t !== e.tool || t == null || t.name !== e.name || t.description !== e.description ||
+      t.parameters !== e.parameters || t.constrainedSampling !== e.constrainedSampling) return false;
+  }
+  return true;
+};
 
 /**
- * A number that stays the same while `tools` holds the same tool objects with
- * the same declaration fields (the ones `toolDeclarationJson` depends on), so
- * the loop can skip comparing declarations when nothing changed.
+ * A number that stays the same while `tools` (this array, or a new one) holds
+ * the same tool objects with the same declaration fields (the ones
+ * `toolDeclarationJson` depends on), so the loop can skip comparing
+ * declarations when nothing changed.
  */
 export function toolsSignature(tools) {
   if (!Array.isArray(tools)) return 0;
   const seen = TOOLS_SIGNATURES.get(tools);
-  if (seen !== undefined && seen.items.length === tools.length) {
-    let same = true;
-    for (let i = 0; i < tools.length && same; i++) {
-      const t = tools[i];
-      const e = seen.items[i];
-      same = t === e.tool && t != null && t.name === e.name && t.description === e.description &&
-        t.parameters === e.parameters && t.constrainedSampling === e.constrainedSampling;
-    }
-    if (same) return seen.signature;
-  }
+  if (seen !== undefined && sameTools(tools, seen.items)) return seen.signature;
+  if (lastSignature !== undefined && sameTools(tools, lastSignature.items)) return lastSignature.signature;
   const items = tools.map((tool) => ({
     tool,
     name: tool?.name,
@@ -163,7 +169,7 @@ export function toolsSignature(tools) {
     parameters: tool?.parameters,
     constrainedSampling: tool?.constrainedSampling,
   }));
-  const signature = nextSignature++;
-  TOOLS_SIGNATURES.set(tools, { signature, items });
-  return signature;
+  lastSignature = { signature: nextSignature++, items };
+  TOOLS_SIGNATURES.set(tools, lastSignature);
+  return lastSignature.signature;
 }

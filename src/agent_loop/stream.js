@@ -57,6 +57,13 @@ class StreamReader {
     this.stopped = false;
     /** A listener's promise being awaited, if any. */
     this.delivery = undefined;
+    // `next` is read once, as `for await` reads it (the reference's loop); so is `nextQueued`.
+    const next = iterator.next;
+    this.next = typeof next === "function" ? next : () => {
+      throw new TypeError(`${String(next)} is not a function`);
+    };
+    /** The iterator's `nextQueued()`, if it offers one. */
+    this.nextQueued = typeof iterator.nextQueued === "function" ? iterator.nextQueued : undefined;
   }
 
   /**
@@ -78,11 +85,11 @@ class StreamReader {
   /** The next iterator result: a queued one when the iterator offers it, else `next()`. */
   take() {
     const iterator = this.iterator;
-    if (typeof iterator.nextQueued === "function") {
-      const queued = iterator.nextQueued();
+    if (this.nextQueued !== undefined) {
+      const queued = this.nextQueued.call(iterator);
       if (queued !== undefined) return queued;
     }
-    return iterator.next();
+    return this.next.call(iterator);
   }
 
   /** `step()` once something must be awaited: a result (`pending`) or a listener (`delivery`). */
@@ -129,10 +136,14 @@ class StreamReader {
     const update = type === "text_delta" || type === "thinking_delta" || type === "toolcall_delta" || UPDATES.has(type);
     if (!this.started || !update) return undefined;
     const partial = event.partial;
-    this.partial = partial;
-    const target = this.target;
-    if (target.length > 0) target[target.length - 1] = partial;
-    else target.push(partial);
+    // pi-ai's providers mutate one partial in place: the transcript's last entry changes only
+    // when a stream hands over a new object.
+    if (partial !== this.partial) {
+      this.partial = partial;
+      const target = this.target;
+      if (target.length > 0) target[target.length - 1] = partial;
+      else target.push(partial);
+    }
     const out = this.deliver(evMessageUpdate(partial, event));
     return isThenable(out) ? out : undefined;
   }

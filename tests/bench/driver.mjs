@@ -17,23 +17,20 @@ export const IMPLS = ["ours", "reference"];
 export function jobs({ runs = 7, heavyRuns = 5, refS4bRuns = 2, s4bString = true } = {}) {
   const both = (n) => ({ ours: n, reference: n });
   const list = [];
-  // Stream kinds (scenarios.mjs STREAM_KINDS): S1 and S2 run with each; the kinds other than the
-  // implementation's own class run fewer times to keep the whole bench short.
+  // Stream kinds (scenarios.mjs STREAM_KINDS): S1 and S2 run with each, as many times as the own
+  // class: the headline is the worst kind, so no kind's median may rest on fewer runs.
   const kinds = [["own", ""], ["piai", " [pi-ai class]"], ["generator", " [async generator]"], ["pull", " [pull iterator]"]];
-  const few = Math.max(3, Math.ceil(runs / 2));
   for (const [kind, what] of kinds) {
-    const n = kind === "own" ? runs : few;
     list.push({
-      id: kind === "own" ? "S1" : `S1-${kind}`, scenario: "s1", params: { deltas: 20_000, size: 50, kind }, warm: both(kind === "own" ? 5 : 3), runs: both(n),
+      id: kind === "own" ? "S1" : `S1-${kind}`, scenario: "s1", params: { deltas: 20_000, size: 50, kind }, warm: both(5), runs: both(runs),
       divisor: 20_000, unit: "delta", quarters: 5_000, memory: kind === "own",
       label: `S1 one prompt, 20,000 text deltas × 50 chars, listener reads event.message${what}`,
     });
   }
   for (const hooks of [false, true]) {
     for (const [kind, what] of kinds) {
-      const n = kind === "own" && !hooks ? runs : few;
       list.push({
-        id: `S2${kind === "own" ? "" : `-${kind}`}${hooks ? "-hooks" : ""}`, scenario: "s2", params: { turns: 200, tools: 8, kind, hooks }, warm: both(3), runs: both(n),
+        id: `S2${kind === "own" ? "" : `-${kind}`}${hooks ? "-hooks" : ""}`, scenario: "s2", params: { turns: 200, tools: 8, kind, hooks }, warm: both(3), runs: both(runs),
         divisor: 200, unit: "turn", label: `S2 200 turns × 8 parallel trivial tools${what}${hooks ? " [beforeToolCall + afterToolCall]" : ""}`,
       });
     }
@@ -45,7 +42,7 @@ export function jobs({ runs = 7, heavyRuns = 5, refS4bRuns = 2, s4bString = true
       list.push({
         id: `S3-${size}${variant ? `-${variant}` : ""}`, scenario: "s3",
         params: { size, prompts: 100, hooks: variant === "hooks", ui: variant === "ui" }, warm: both(2),
-        runs: both(heavy ? heavyRuns : variant ? few : runs),
+        runs: both(heavy ? heavyRuns : runs),
         divisor: 100, unit: "prompt", memory: heavy && !variant,
         label: `S3 100 short prompts, Agent holding ${size.toLocaleString("en-US")} messages${what}`,
       });

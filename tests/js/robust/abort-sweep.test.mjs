@@ -17,7 +17,7 @@
 // leave `isStreaming` false, no pending tool calls and no streaming message;
 // `prompt()` and `waitForIdle()` resolve; give every tool call of a completed
 // assistant message exactly one toolResult (messages aborted mid-stream run no
-// tools, R14, so they must have none); let a tool still run when `prompt()` resolves
+// tools, so they must have none); let a tool still run when `prompt()` resolves
 // only if it ignored the abort and was abandoned (its call then has the `Operation
 // aborted` result and its late result is dropped); deliver no listener call after it resolves; report no
 // unhandled rejection; and the agent must answer a plain prompt afterwards.
@@ -40,7 +40,7 @@ import {
 } from "./support.mjs";
 
 // PI_ROBUST_IMPL=reference runs the sweep against 1.4.0 (a harness self-check: it must fail there,
-// e.g. sequential batches lose results after an abort, R56).
+// e.g. sequential batches lose results after an abort).
 const impl = process.env.PI_ROBUST_IMPL === "reference" ? reference : ours;
 const streamProxy = impl === reference ? reference.module.streamProxy : pkg.streamProxy;
 const MAX_K = 600;

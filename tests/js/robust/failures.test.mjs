@@ -1,5 +1,5 @@
 // Listener and hook failures on an Agent: the run ends with the documented event
-// shape (R77: message_start/message_end of an assistant failure message with the
+// shape of a failed run (message_start/message_end of an assistant failure message with the
 // error text, turn_end with no results, agent_end), running parallel tools are
 // awaited (never orphaned: none still runs when prompt() resolves, no listener
 // call after that), and no tool result is silently dropped (every tool call of a
@@ -178,7 +178,7 @@ async function compareWithReference(build) {
 	return o;
 }
 
-test("afterToolCall throws for one of three parallel calls (R50): that result is the error, the others are kept", { timeout: 20_000 }, async () => {
+test("afterToolCall throws for one of three parallel calls: that result is the error, the others are kept", { timeout: 20_000 }, async () => {
 	const o = await compareWithReference((impl) => ({
 		tools: parallelTools({ inFlight: 0, finished: [] }),
 		options: {
@@ -217,7 +217,7 @@ test("afterToolCall throws a non-Error for every call", { timeout: 20_000 }, asy
 	);
 });
 
-test("convertToLlm throws on the first request: failure tail (R77)", { timeout: 20_000 }, async () => {
+test("convertToLlm throws on the first request: the failed run's closing events", { timeout: 20_000 }, async () => {
 	const o = await compareWithReference(() => ({
 		options: {
 			convertToLlm: () => {
@@ -252,9 +252,9 @@ test("convertToLlm rejects with undefined", { timeout: 20_000 }, async () => {
 	assert.equal(o.messages.at(-1).errorMessage, "undefined");
 });
 
-// ---- a listener that throws during the failure handling itself (R77: prompt() rejects) -----------
+// ---- a listener that throws during the failure handling itself (prompt() rejects) ---------------------
 
-test("a listener that throws on every event: prompt() rejects after the run is finished, with one agent_end (R77)", { timeout: 20_000 }, async () => {
+test("a listener that throws on every event: prompt() rejects after the run is finished, with one agent_end", { timeout: 20_000 }, async () => {
 	const outcomes = [];
 	for (const lib of [reference, ours]) {
 		const agent = new lib.Agent({ initialState: { model: MODEL }, streamFn: textStream(lib) });

@@ -44,7 +44,7 @@ import { assistantMessage, describe, ours, reference, settle, trackUnhandled, wi
 export const REF_MS = 1500; // the reference may hang: give up on it after this
 export const OURS_MS = 4000; // ours must never hang
 
-/** Text of an error the way the loop reports it (errText, R44). */
+/** Text of an error the way the loop reports it (an `Error`'s message, any other value described). */
 export function errText(e) {
 	return e instanceof Error ? e.message : describe(e);
 }
@@ -212,7 +212,7 @@ export function cleanEndProblems(out) {
 	if (out.idleHang) p.push("waitForIdle() hung");
 	if (out.isStreaming) p.push("isStreaming still true");
 	// prompt() may reject (as the reference does for a revoked Proxy input, or when even the failure
-	// handling throws, R77); it must settle, and the agent must be idle.
+	// handling throws); it must settle, and the agent must be idle.
 	const rejected = out.settled?.rejected !== undefined;
 	if (out.events && !rejected && out.events.at(-1) !== "agent_end") p.push(`last event ${out.events.at(-1)}, expected agent_end`);
 	if (out.unhandled?.length) p.push(`unhandled: ${out.unhandled.join(" | ")}`);

@@ -191,7 +191,7 @@ hostile("tool result whose `content` getter throws", (impl, rec) => ({
 	responses: [[toolCall("c1", "t", {})]],
 }));
 
-hostile("tool result whose `isError` getter throws (caught inside the call, R47)", (impl, rec) => ({
+hostile("tool result whose `isError` getter throws (caught inside the call)", (impl, rec) => ({
 	tools: [recTool(rec, "t", { result: () => throwingGetter({ content: [text("x")], details: {} }, "isError") })],
 	responses: [[toolCall("c1", "t", {})]],
 }));
@@ -290,7 +290,7 @@ hostile("frozen prompt message", () => ({
 	input: Object.freeze({ role: "user", content: Object.freeze([Object.freeze(text("hi"))]), timestamp: 1 }),
 }));
 
-hostile("frozen final assistant message (thinkingLevel stamp throws, R36)", (impl) => ({
+hostile("frozen final assistant message (stamping thinkingLevel on it throws)", (impl) => ({
 	streamFn: (model) => {
 		const stream = impl.createAssistantMessageEventStream();
 		// timestamp below the stream's clock: the stream class itself does not stamp durationMs (§4.3)
@@ -707,6 +707,29 @@ hostile("stream iterator throws on next()", () => ({
 	}),
 }));
 
+hostile("stream iterator without next()", () => ({
+	streamFn: () => ({ [Symbol.asyncIterator]: () => ({}), result: () => new Promise(() => {}) }),
+}));
+
+// `for await` reads `next` once, when the loop starts: a stream that swaps it later is still read
+// through the first one.
+hostile("stream iterator that replaces its next() after the first event", (impl) => ({
+	streamFn: (model) => {
+		const events = [
+			{ type: "start", partial: assistantMessage(model, []) },
+			{ type: "done", reason: "stop", message: assistantMessage(model, [text("first next")]) },
+		];
+		const iterator = {
+			next() {
+				iterator.next = () => Promise.resolve({ value: { type: "done", reason: "stop", message: assistantMessage(model, [text("second next")]) }, done: false });
+				const value = events.shift();
+				return Promise.resolve(value ? { value, done: false } : { value: undefined, done: true });
+			},
+		};
+		return { [Symbol.asyncIterator]: () => iterator, result: async () => assistantMessage(model, [text("first next")]) };
+	},
+}));
+
 hostile("stream ends without a terminal event, with a result", (impl) => ({
 	streamFn: (model) => {
 		const stream = impl.createAssistantMessageEventStream();
@@ -715,7 +738,7 @@ hostile("stream ends without a terminal event, with a result", (impl) => ({
 	},
 }));
 
-hostile("stream ends without a terminal event and without a result (the reference hangs, R37)", (impl) => ({
+hostile("stream ends without a terminal event and without a result (the reference hangs)", (impl) => ({
 	streamFn: () => {
 		const stream = impl.createAssistantMessageEventStream();
 		queueMicrotask(() => stream.end());
@@ -1004,7 +1027,7 @@ for (const [label, parameters, args] of [
 	}));
 }
 
-hostile("tool parameters undefined (declaration cannot be serialised, R30)", (impl, rec) => ({
+hostile("tool parameters undefined (declaration cannot be serialised)", (impl, rec) => ({
 	tools: [recTool(rec, "t", { parameters: undefined })],
 	responses: [[toolCall("c1", "t", {})]],
 }), {

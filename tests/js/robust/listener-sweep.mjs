@@ -53,7 +53,7 @@ export function parallelTools(state) {
 
 export const CALLS = [toolCall("c-fast", "fast", {}), toolCall("c-slow", "slow", {}), toolCall("c-mid", "mid", {})];
 
-/** Failure tail check (R77): the last four events and the failure message. */
+/** The closing events of a failed run: the last four events and the failure message. */
 export function assertFailureTail(events, errorMessage, label) {
 	const tail = events.slice(-4);
 	assert.deepEqual(

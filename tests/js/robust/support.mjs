@@ -115,7 +115,7 @@ const TERMINAL_FAILURE = new Set(["error", "aborted"]);
  * Problems with tool-call/result pairing in `messages`:
  *  - an assistant message that ended normally (stopReason not error/aborted) must have exactly one
  *    toolResult per toolCall block, placed after it and before the next assistant message;
- *  - an assistant message that failed or was aborted never runs its calls (R14): no results for them
+ *  - an assistant message that failed or was aborted never runs its calls: no results for them
  *    (`strictFailed`), or at most one each (default: streamProxy may mark a message aborted after the fact);
  *  - no toolResult may answer an unknown id.
  */
@@ -141,8 +141,8 @@ export function transcriptProblems(messages, { strictFailed = false } = {}) {
 			const matches = window.filter((j) => messages[j].toolCallId === callBlock.id);
 			matches.forEach((j) => claimed.add(j));
 			if (TERMINAL_FAILURE.has(msg.stopReason)) {
-				// Normally none (R14). streamProxy can rewrite a message to "aborted" after its `done` was
-				// delivered and its tools ran (P10, as 1.4.0 does), so at most one is allowed.
+				// Normally none (a failed or aborted answer runs no calls). streamProxy can rewrite a message to "aborted" after its `done` was
+				// delivered and its tools ran (as 1.4.0 does: an abort after `done` rewrites the proxy's message), so at most one is allowed.
 				if (matches.length > (strictFailed ? 0 : 1)) problems.push(`message ${idx} (${msg.stopReason}) call ${String(callBlock.id)}: ${matches.length} result(s), expected ${strictFailed ? "none" : "at most 1"}`);
 			} else if (matches.length !== 1) {
 				problems.push(`message ${idx} call ${String(callBlock.id)} (${callBlock.name}): ${matches.length} toolResult(s), expected exactly 1`);
