@@ -114,7 +114,6 @@ export function setDefaultStreamFn(streamFn) {
   earlyDefault = [streamFn ?? undefined];
 }
 
-const NO_DEFAULT = "No default stream function configured. Pass streamFn explicitly or call setDefaultStreamFn().";
 const modeOf = (mode) => (mode === "all" ? "all" : "one-at-a-time");
 const peek = (queue, mode) => (mode === "all" ? queue.slice() : queue[0] ? [queue[0]] : []);
 
@@ -126,7 +125,7 @@ export class Agent extends core.Agent {
     } else {
       // Checked and built as the wasm constructor would (glue.js `agentInit`);
       // the wasm core takes this same state when the module is ready.
-      const init = agentInit(options, earlyDefault?.[0] ?? new Error(NO_DEFAULT));
+      const init = agentInit(options, earlyDefault?.[0]);
       const agent = Object.create(new.target.prototype);
       agent.__wbg_ptr = 0;
       early.set(agent, { init, steering: [], followUp: [], modes: [modeOf(init[3]), modeOf(init[4])], aborts: 0 });

@@ -228,7 +228,9 @@ impl Agent {
     ) -> Result<Agent, JsValue> {
         // Read and checked in JS (options.js `agentInit`): the options are a
         // dozen property reads, cheaper there than as wasm code.
-        let fallback = agent_loop::default_stream_fn().map_or_else(|e| e, JsValue::from);
+        // The error for a missing stream function is made only when it is thrown: an `Error` costs
+        // its stack trace, which through wasm frames is most of an Agent's construction.
+        let fallback = agent_loop::default_stream_fn().map_or(JsValue::UNDEFINED, JsValue::from);
         let init = agent_init(&options, &fallback)?;
         let mode = |i: u32| {
             RefCell::new(PendingQueue::new(QueueMode::parse(

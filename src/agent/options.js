@@ -4,7 +4,7 @@
 
 import { isObjectLike } from "../js/values.js";
 import { userMessage } from "../js/events.js";
-import { defaultConvertToLlm } from "../agent_loop/loop.js";
+import { defaultConvertToLlm, noDefaultStreamFn } from "../agent_loop/loop.js";
 import { createAgentState, getSnapshot, subscribeState } from "./state.js";
 
 const HOOK_OPTIONS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse",
@@ -68,7 +68,7 @@ export const preparedAgents = new WeakMap();
 /**
  * The `Agent` constructor's reading of `options`: `[fields, state, listeners,
  * steeringMode, followUpMode]`, or a throw naming the bad option. `fallback` is
- * the default stream function, or the error to throw when there is none.
+ * the default stream function, if there is one.
  */
 export function agentInit(options, fallback) {
   const prepared = preparedAgents.get(options);
@@ -89,7 +89,7 @@ export function agentInit(options, fallback) {
   fields.convertToLlm ??= defaultConvertToLlm;
   let streamFn = optionOf(options, "streamFn");
   if (streamFn == null) {
-    if (typeof fallback !== "function") throw fallback;
+    if (typeof fallback !== "function") throw noDefaultStreamFn();
     streamFn = fallback;
   } else if (typeof streamFn !== "function") throw optionError("streamFn", "a function");
   fields.streamFunction = streamFn;

@@ -38,3 +38,7 @@ export function defaultConvertToLlm(messages) {
 export const isLlmMessage = (m) => m.role === "system" || m.role === "user" || m.role === "assistant" || m.role === "toolResult";
 
 export const getDefaultConvertToLlm = () => defaultConvertToLlm;
+
+/** The reference's error for a run (or an `Agent`) without a stream function and without a default one. */
+export const noDefaultStreamFn = () =>
+  new Error("No default stream function configured. Pass streamFn explicitly or call setDefaultStreamFn().");

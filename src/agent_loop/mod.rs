@@ -36,11 +36,9 @@ pub fn set_default_stream_fn(f: Option<Function>) {
     DEFAULT_STREAM_FN.with(|slot| *slot.borrow_mut() = f);
 }
 
-/// The default stream function, or the reference's error when none is set.
-pub fn default_stream_fn() -> Result<Function, JsValue> {
-    DEFAULT_STREAM_FN
-        .with(|slot| slot.borrow().clone())
-        .ok_or_else(|| errors::error(msg::NO_DEFAULT_STREAM_FN))
+/// The default stream function, if one is set.
+pub fn default_stream_fn() -> Option<Function> {
+    DEFAULT_STREAM_FN.with(|slot| slot.borrow().clone())
 }
 
 /// Where the loop's events go.
@@ -145,6 +143,8 @@ extern "C" {
     /// `{ ...context, messages }`.
     #[wasm_bindgen(js_name = contextWith, catch)]
     fn context_with(context: &JsValue, messages: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = noDefaultStreamFn)]
+    fn no_default_stream_fn() -> JsValue;
 }
 
 impl Hooks {
@@ -353,7 +353,7 @@ fn start(
 
 fn resolve_stream_fn(stream_fn: JsValue) -> Result<Function, JsValue> {
     if stream_fn.is_undefined() || stream_fn.is_null() {
-        default_stream_fn()
+        default_stream_fn().ok_or_else(no_default_stream_fn)
     } else if stream_fn.is_function() {
         Ok(stream_fn.unchecked_into())
     } else {

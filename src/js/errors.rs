@@ -28,8 +28,6 @@ pub fn describe(error: &JsValue) -> JsValue {
 
 /// The message errors the package throws, word for word as in 1.4.0.
 pub mod msg {
-    pub const NO_DEFAULT_STREAM_FN: &str =
-        "No default stream function configured. Pass streamFn explicitly or call setDefaultStreamFn().";
     pub const CONTINUE_NO_MESSAGES: &str = "Cannot continue: no messages in context";
     pub const CONTINUE_FROM_ASSISTANT: &str = "Cannot continue from message role: assistant";
     pub const ALREADY_PROMPTING: &str = "Agent is already processing a prompt. Use steer() or followUp() to queue messages, or wait for completion.";

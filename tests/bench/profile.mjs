@@ -47,6 +47,8 @@ const SCENARIO_DEFS = {
 const chosen = (value("--scenarios") ?? "S1,S4b,S2,S3-50000,S4a").split(",");
 for (const id of chosen) if (!SCENARIO_DEFS[id]) throw new Error(`unknown scenario ${id}; one of ${Object.keys(SCENARIO_DEFS)}`);
 const runsOverride = value("--runs") ? Number(value("--runs")) : undefined;
+/** Which implementation the Chromium profile samples: ours, or with PROFILE_IMPL=reference the reference (to compare, say, its GC share). */
+const PROFILED = process.env.PROFILE_IMPL === "reference" ? "reference" : "ours";
 
 const out = [];
 const say = (line = "") => {
@@ -134,15 +136,15 @@ for (const id of chosen) {
   const runs = runsOverride ?? def.runs;
   await page.evaluate(([s, p]) => window.bench.prepare(s, p), [def.scenario, def.params]);
   log(`Chromium ${id}: warm-up`);
-  for (let i = 0; i < 3; i++) await page.evaluate(([s, p]) => window.bench.run("ours", s, p, false, false), [def.scenario, def.params]);
+  for (let i = 0; i < 3; i++) await page.evaluate(([s, p, w]) => window.bench.run(w, s, p, false, false), [def.scenario, def.params, PROFILED]);
   log(`Chromium ${id}: profiling ${runs} run(s)`);
   await cdp.send("Profiler.start");
-  for (let i = 0; i < runs; i++) await page.evaluate(([s, p]) => window.bench.run("ours", s, p, false, false), [def.scenario, def.params]);
+  for (let i = 0; i < runs; i++) await page.evaluate(([s, p, w]) => window.bench.run(w, s, p, false, false), [def.scenario, def.params, PROFILED]);
   const { profile } = await cdp.send("Profiler.stop");
   writeFileSync(join(outDir, `profile-${id}.cpuprofile`), JSON.stringify(profile));
   const events = def.events * runs;
   const a = analyseProfile(profile, events);
-  say(`## ${id}: Chromium, ours, ${runs} run(s), ${events.toLocaleString("en-US")} ${def.per}s`);
+  say(`## ${id}: Chromium, ${PROFILED}, ${runs} run(s), ${events.toLocaleString("en-US")} ${def.per}s`);
   say();
   say(`Sampled CPU (idle excluded): ${(a.total / 1000).toFixed(1)} ms = **${(a.total / events).toFixed(2)} µs per ${def.per}** (profiler on; 100 µs sampling).`);
   say();
