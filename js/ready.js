@@ -123,7 +123,7 @@ export class Agent extends core.Agent {
     if (loaded) {
       super(options);
     } else {
-      // Checked and built as the wasm constructor would (glue.js `agentInit`);
+      // Checked and built as the wasm constructor would (options.js `agentInit`);
       // the wasm core takes this same state when the module is ready.
       const init = agentInit(options, earlyDefault?.[0]);
       const agent = Object.create(new.target.prototype);

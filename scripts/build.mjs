@@ -184,8 +184,8 @@ ${runtimeExports.length ? `export { ${runtimeExports.join(", ")} } from "./${NAM
   EventStream,
   AssistantMessageEventStream,
   createAssistantMessageEventStream,
-  DEFAULT_AGENT_IDENTITY,
 } from "${glue}";
+export { DEFAULT_AGENT_IDENTITY } from "${findSnippet("src/agent_loop/request.js")}";
 
 ${load}
 `;

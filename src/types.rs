@@ -14,8 +14,9 @@
 //! and the members defined in JS (option accessors, listeners,
 //! snapshots): all are an `interface Agent` here, merged into the class. The JS
 //! classes and values of `src/js/glue.js` (`EventStream`,
-//! `AssistantMessageEventStream`, `createAssistantMessageEventStream`,
-//! `DEFAULT_AGENT_IDENTITY`) are declared here with `export declare`.
+//! `AssistantMessageEventStream`, `createAssistantMessageEventStream`) and
+//! `src/agent_loop/request.js` (`DEFAULT_AGENT_IDENTITY`) are declared here
+//! with `export declare`.
 //!
 //! The declarations mirror `@earendil-works/pi-agent-core` 1.4.0 and the
 //! `@earendil-works/pi-ai` 1.4.0 types it uses (names and shapes are the API; the

@@ -48,6 +48,18 @@ extern "C" {
     fn last_role(messages: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = allSystem, catch)]
     fn all_system(messages: &JsValue) -> Result<bool, JsValue>;
+    /// The run's transcript copy (see `runContext`).
+    #[wasm_bindgen(js_name = runContext, catch)]
+    fn run_context(state: &JsValue, persistent: bool) -> Result<JsValue, JsValue>;
+    /// The delivery of an event, then a watch on the listener promise left, if any.
+    #[wasm_bindgen(js_name = agentProcessWatch, catch)]
+    fn agent_process_watch(
+        state: &JsValue,
+        listeners: &JsValue,
+        event: &JsValue,
+        signal: &JsValue,
+        slot: u32,
+    ) -> Result<bool, JsValue>;
 }
 
 #[wasm_bindgen(module = "/src/agent/options.js")]
@@ -56,6 +68,8 @@ extern "C" {
     fn agent_init(options: &JsValue, fallback: &JsValue) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_name = promptMessages, catch)]
     fn prompt_messages(input: &JsValue, images: &JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = privateTranscript, catch)]
+    fn private_transcript(fields: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(js_name = agentLoopConfig)]
     fn agent_loop_config(
         state: &JsValue,
@@ -73,24 +87,6 @@ extern "C" {
     fn unanswered_events(call: &JsValue, failure: &JsValue, pending: &JsValue) -> Array;
     #[wasm_bindgen(js_name = failureEvents)]
     fn failure_events(failure: &JsValue) -> Array;
-}
-
-// The run's transcript copy and the delivery that watches for a promise; they
-// live in glue.js beside the request's LLM view and the settle helpers.
-#[wasm_bindgen(module = "/src/js/glue.js")]
-extern "C" {
-    #[wasm_bindgen(js_name = runContext, catch)]
-    fn run_context(state: &JsValue, persistent: bool) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = privateTranscript, catch)]
-    fn private_transcript(fields: &JsValue) -> Result<bool, JsValue>;
-    #[wasm_bindgen(js_name = agentProcessWatch, catch)]
-    fn agent_process_watch(
-        state: &JsValue,
-        listeners: &JsValue,
-        event: &JsValue,
-        signal: &JsValue,
-        slot: u32,
-    ) -> Result<bool, JsValue>;
 }
 
 type NextTurnClosure = Closure<dyn FnMut(JsValue) -> Promise>;

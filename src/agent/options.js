@@ -107,6 +107,20 @@ function subscribe(listeners, listener) {
   return () => listeners.delete(listener);
 }
 
+/**
+ * Whether an agent's runs may keep their transcript copy and its LLM view
+ * between requests and runs: only when `convertToLlm` is the default and no
+ * hook is given the context on every turn. The tool hooks get it only when a
+ * tool runs; a copy they were given is not reused (`exposeRunContext`).
+ */
+export const privateTranscript = (fields) =>
+  fields.convertToLlm === defaultConvertToLlm &&
+  !fields.transformContext &&
+  !fields.prepareRequest &&
+  !fields.finishTurn &&
+  !fields.prepareNextTurn &&
+  !fields.prepareNextTurnWithContext;
+
 /** The messages `prompt(input, images)` sends. */
 export function promptMessages(input, images) {
   if (Array.isArray(input)) return input;

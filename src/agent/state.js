@@ -4,7 +4,7 @@
 
 import { isThenable } from "../js/values.js";
 import { toolDeclaration, systemPromptOf, currentSystemMessage } from "../agent_loop/declare.js";
-import { isExposedTranscript } from "../js/glue.js";
+import { isExposedTranscript, registerRunTranscript, watchSettle } from "../js/glue.js";
 
 /** The model of an Agent built without one. */
 export const DEFAULT_MODEL = {
@@ -260,6 +260,10 @@ function dispatchFrom(iterator, event, signal) {
 }
 
 
+/** An Agent's delivery (see `agentProcess`), then `watchSettle` on what is left of it. */
+export const agentProcessWatch = (state, listeners, event, signal, slot) =>
+  watchSettle(agentProcess(state, listeners, event, signal), slot);
+
 /**
  * A JS function delivering one event to an Agent (reduce, then listeners), as the loop's sink does:
  * `agentProcess` with the state's internals looked up once per run instead of once per token.
@@ -272,6 +276,18 @@ export function agentDeliver(state, listeners, signal) {
     changed();
     return dispatchFrom(listeners.values(), event, signal);
   };
+}
+
+/**
+ * The context a run starts from: a private copy of the transcript (the loop
+ * appends to it in place) and of the tools. With `persistent`, the copy is the
+ * one the last run ended with, whenever it still equals the transcript, so a
+ * prompt does not copy a long transcript again.
+ */
+export function runContext(state, persistent) {
+  const context = { messages: STATE_INTERNALS.get(state).runMessages(persistent), tools: state.tools.slice() };
+  if (persistent) registerRunTranscript(context);
+  return context;
 }
 
 export const lastRole = (messages) => messages[messages.length - 1]?.role;

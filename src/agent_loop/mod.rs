@@ -41,6 +41,16 @@ pub fn default_stream_fn() -> Option<Function> {
     DEFAULT_STREAM_FN.with(|slot| slot.borrow().clone())
 }
 
+/// `config.reasoning ?? "off"`.
+pub(crate) fn thinking_level(config: &JsValue) -> Result<JsValue, JsValue> {
+    let level = view::field(config, |c| c.reasoning())?;
+    Ok(if level.is_undefined() || level.is_null() {
+        JsValue::from_str("off")
+    } else {
+        level
+    })
+}
+
 /// Where the loop's events go.
 #[derive(Clone)]
 pub enum Sink {

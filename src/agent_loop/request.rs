@@ -8,11 +8,10 @@
 use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
-use super::run::thinking_level;
+use super::thinking_level;
 use super::Run;
 use crate::js::call;
 use crate::js::events;
-use crate::js::glue;
 use crate::js::settle::read_until_abort;
 use crate::js::view::{self, view};
 
@@ -50,6 +49,12 @@ const REQUEST_ABORTED: &str = "Request was aborted";
 extern "C" {
     #[wasm_bindgen(js_name = finalResult, catch)]
     fn final_result(stream: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+#[wasm_bindgen(module = "/src/agent_loop/request.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = stampThinking, catch)]
+    fn stamp_thinking(message: &JsValue, level: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = llmView, catch)]
     fn llm_view(messages: &Array) -> Result<JsValue, JsValue>;
     /// The stream function's options: `apiKey` (the hook's, else the
@@ -136,7 +141,7 @@ pub async fn stream_assistant_response(
         }
     };
 
-    let message = glue::stamp_thinking(&message, &level)?;
+    let message = stamp_thinking(&message, &level)?;
     if started {
         replace_last(&target, &message);
     } else {

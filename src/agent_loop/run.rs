@@ -7,7 +7,7 @@ use js_sys::{Array, Function};
 use wasm_bindgen::prelude::*;
 
 use super::turn::{self, Action, Idle, Stop};
-use super::{declare, request, tools, Run, Sink};
+use super::{declare, request, thinking_level, tools, Run, Sink};
 use crate::js::call;
 use crate::js::events;
 use crate::js::spawn::BoxFuture;
@@ -42,16 +42,6 @@ fn apply_update(run: &Run, update: &JsValue) -> Result<(), JsValue> {
     let config = updated_config(update, &run.config())?;
     *run.config.borrow_mut() = config;
     Ok(())
-}
-
-/// `config.reasoning ?? "off"`.
-pub fn thinking_level(config: &JsValue) -> Result<JsValue, JsValue> {
-    let level = view::field(config, |c| c.reasoning())?;
-    Ok(if level.is_undefined() || level.is_null() {
-        JsValue::from_str("off")
-    } else {
-        level
-    })
 }
 
 pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {

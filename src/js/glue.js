@@ -1,6 +1,6 @@
-// Streams, the provider request's helpers and promise settling: the JS that
-// src/js/glue.rs, src/js/settle.rs, src/js/spawn.rs and src/agent_loop/request.rs
-// use. (The rest of the binding layer's JS lives beside the Rust module that
+// Streams, promise settling and the marks on a run's transcript copy: the JS
+// that src/js/glue.rs, src/js/settle.rs, src/js/spawn.rs and
+// src/agent_loop/request.rs use. (The rest of the binding layer's JS lives beside the Rust module that
 // uses it; see src/js/README.md.)
 //
 // Rust drives the loop; the objects it hands to user code are built in JS, in
@@ -8,8 +8,6 @@
 // is never copied through wasm memory.
 
 import { isAborted, isThenable } from "./values.js";
-import { defaultConvertToLlm, isLlmMessage } from "../agent_loop/loop.js";
-import { STATE_INTERNALS, agentProcess } from "../agent/state.js";
 
 /** Async-iterable push queue with a final result (pi-ai's EventStream protocol). */
 export class EventStream {
@@ -198,42 +196,6 @@ function abortWaiters(signal) {
   return waiting;
 }
 
-export function streamOptions(config, apiKey, identity, signal) {
-  return { ...config, apiKey, identity, signal };
-}
-/** See request.rs: the hook's API key, else the config's; the identity over the default one. */
-export const requestOptions = (config, apiKey, signal) =>
-  streamOptions(config, apiKey || config.apiKey, mergeIdentity(getDefaultIdentity(), config.identity), signal);
-export function mergeIdentity(...sources) {
-  let merged = {};
-  for (const source of sources) {
-    if (!source) continue;
-    merged = { ...merged };
-    if (source.userAgent !== undefined) merged.userAgent = source.userAgent;
-    if (source.attribution !== undefined) merged.attribution = source.attribution;
-    if (source.version !== undefined) merged.version = source.version;
-  }
-  return merged;
-}
-export const stampThinking = (message, level) => Object.assign(message, { thinkingLevel: level });
-
-export const PI_ATTRIBUTION = { name: "pi", url: "https://pi.dev", categories: ["cli-agent"] };
-/** The identity the loop sends with every request unless `identity` overrides fields of it. */
-export const DEFAULT_AGENT_IDENTITY = { attribution: PI_ATTRIBUTION };
-export const getDefaultIdentity = () => DEFAULT_AGENT_IDENTITY;
-
-/**
- * The context a run starts from: a private copy of the transcript (the loop
- * appends to it in place) and of the tools. With `persistent`, the copy is the
- * one the last run ended with, whenever it still equals the transcript, so a
- * prompt does not copy a long transcript again.
- */
-export function runContext(state, persistent) {
-  const context = { messages: STATE_INTERNALS.get(state).runMessages(persistent), tools: state.tools.slice() };
-  if (persistent) RUN_TRANSCRIPTS.set(context, context.messages);
-  return context;
-}
-
 // A run's transcript copy once a tool hook was given it (in its `context`): the hook may keep or
 // edit it, as in 1.4.0 within the run, so the next run takes a fresh copy, and the run's requests
 // check that the part of it their LLM view converted is still there (`llmView`). Runs whose hooks
@@ -246,57 +208,8 @@ export function exposeRunContext(context) {
   if (messages !== undefined) EXPOSED_TRANSCRIPTS.add(messages);
 }
 export const isExposedTranscript = (messages) => EXPOSED_TRANSCRIPTS.has(messages);
-
-/**
- * Whether an agent's runs may keep their transcript copy and its LLM view
- * between requests and runs: only when `convertToLlm` is the default and no
- * hook is given the context on every turn. The tool hooks get it only when a
- * tool runs; a copy they were given is not reused (`exposeRunContext`).
- */
-export const privateTranscript = (fields) =>
-  fields.convertToLlm === defaultConvertToLlm &&
-  !fields.transformContext &&
-  !fields.prepareRequest &&
-  !fields.finishTurn &&
-  !fields.prepareNextTurn &&
-  !fields.prepareNextTurnWithContext;
-
-const LLM_VIEWS = new WeakMap();
-/**
- * `defaultConvertToLlm(messages)` for a run's private transcript, kept up to
- * date by converting only the messages added since the last request: the loop
- * only appends to it (and replaces the streaming message, which no request has
- * converted yet). A transcript a tool hook was given may have been edited, so
- * its view also keeps the entries it converted, and starts again when one of
- * them is no longer where it was: a pass of reference comparisons instead of a
- * filter over the transcript. The view itself is never handed out: each
- * request gets its own copy (`slice()`), as 1.4.0 passes a fresh array, so a
- * stream function may keep or edit its array.
- */
-export function llmView(messages) {
-  let view = LLM_VIEWS.get(messages);
-  const exposed = isExposedTranscript(messages);
-  if (view === undefined || view.from > messages.length || (exposed && !convertedStill(view, messages))) {
-    view = { out: [], from: 0, converted: exposed ? [] : undefined };
-    LLM_VIEWS.set(messages, view);
-  }
-  const { out, converted } = view;
-  for (let i = view.from; i < messages.length; i++) {
-    const m = messages[i];
-    if (converted !== undefined) converted.push(m);
-    if (isLlmMessage(m)) out.push(m);
-  }
-  view.from = messages.length;
-  return out.slice();
-}
-
-/** Whether every entry `view` converted is still at its index (never known for a view made before exposure). */
-function convertedStill(view, messages) {
-  const converted = view.converted;
-  if (converted === undefined) return false;
-  for (let i = 0; i < converted.length; i++) if (converted[i] !== messages[i]) return false;
-  return true;
-}
+/** Records `context.messages` as the kept transcript copy of the run whose context this is (see `runContext`). */
+export const registerRunTranscript = (context) => void RUN_TRANSCRIPTS.set(context, context.messages);
 
 export const streamDeliver = (stream) => (event) => {
   stream.push(event);
@@ -315,7 +228,3 @@ export function finalResult(stream) {
   }
   return stream.result();
 }
-
-/** An Agent's delivery (see `agentProcess`), then `watchSettle` on what is left of it. */
-export const agentProcessWatch = (state, listeners, event, signal, slot) =>
-  watchSettle(agentProcess(state, listeners, event, signal), slot);

@@ -1,5 +1,4 @@
-//! The streams and the provider request's helpers in glue.js: our
-//! `EventStream`s and the final message's thinking level.
+//! Our `EventStream`s, from glue.js.
 
 use wasm_bindgen::prelude::*;
 
@@ -9,7 +8,4 @@ extern "C" {
     pub fn agent_event_stream() -> JsValue;
     #[wasm_bindgen(js_name = createAssistantMessageEventStream)]
     pub fn create_assistant_message_event_stream() -> JsValue;
-
-    #[wasm_bindgen(js_name = stampThinking, catch)]
-    pub(crate) fn stamp_thinking(message: &JsValue, level: &JsValue) -> Result<JsValue, JsValue>;
 }

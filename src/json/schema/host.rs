@@ -7,10 +7,10 @@
 //! [`Host`] with exactly those JavaScript calls, so the package gets V8's
 //! semantics and ships none of this code; [`RustHost`] is the pure-Rust
 //! implementation (a small backtracking regex engine, exact number
-//! conversions, a reduced URL parser) used by native tests and tools. Its
-//! approximations are listed in [`super::pattern`] and [`super::format`].
+//! conversions, a reduced URL parser) used by native tests and tools
+//! (`rust_host.rs`). Its approximations are listed in [`super::pattern`] and
+//! [`super::format`].
 
-use super::{format, jsnum, pattern};
 use crate::prelude::*;
 
 /// JavaScript engine services used by schema validation.
@@ -25,30 +25,4 @@ pub trait Host {
     fn string_to_number(&self, text: &str) -> f64;
     /// `URL.canParse(url)`, or `URL.canParse(url, base)` with a base.
     fn url_can_parse(&self, url: &str, base: Option<&str>) -> bool;
-}
-
-/// The pure-Rust [`Host`]. See the module documentation.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RustHost;
-
-impl Host for RustHost {
-    fn regex_test(&self, src: &str, flags: &str, text: &str) -> Result<bool, String> {
-        let unicode = flags.contains('u');
-        match pattern::compile(src, unicode, flags.contains('i')) {
-            Ok(r) => Ok(r.test(text)),
-            Err(reason) => Err(pattern::error_message(src, flags, &reason)),
-        }
-    }
-
-    fn number_to_string(&self, n: f64) -> String {
-        jsnum::num_to_string(n)
-    }
-
-    fn string_to_number(&self, text: &str) -> f64 {
-        jsnum::str_to_number(text)
-    }
-
-    fn url_can_parse(&self, url: &str, base: Option<&str>) -> bool {
-        format::url(self, url, base.is_some())
-    }
 }

@@ -38,6 +38,7 @@ mod format;
 mod host;
 mod jsnum;
 mod pattern;
+mod rust_host;
 mod typebox;
 mod validate;
 
@@ -46,8 +47,9 @@ mod tests;
 
 use crate::json::Value;
 
-pub use host::{Host, RustHost};
+pub use host::Host;
 pub use jsnum::num_to_string;
+pub use rust_host::RustHost;
 
 /// A failed validation: the lines of the error message, each already laid out
 /// as `"  - path: message"` (or the single line `Unknown validation error`).
