@@ -25,20 +25,18 @@ const answer = (createStream) => (model, context) => {
       partial.stopReason = "stop";
       return s.push({ type: "done", reason: "stop", message: partial });
     }
-    partial.content.push({ type: "thinking", thinking: "" });
-    s.push({ type: "thinking_start", contentIndex: 0, partial });
-    for (const d of ["hm", "m"]) {
-      partial.content[0].thinking += d;
-      s.push({ type: "thinking_delta", contentIndex: 0, delta: d, partial });
-    }
-    s.push({ type: "thinking_end", contentIndex: 0, content: "hmm", partial });
-    partial.content.push({ type: "text", text: "" });
-    s.push({ type: "text_start", contentIndex: 1, partial });
-    for (const d of ["Hel", "lo"]) {
-      partial.content[1].text += d;
-      s.push({ type: "text_delta", contentIndex: 1, delta: d, partial });
-    }
-    s.push({ type: "text_end", contentIndex: 1, content: "Hello", partial });
+    // A text or thinking block `key` at `i`, streamed as `parts`.
+    const block = (key, i, parts) => {
+      partial.content.push({ type: key, [key]: "" });
+      s.push({ type: `${key}_start`, contentIndex: i, partial });
+      for (const d of parts) {
+        partial.content[i][key] += d;
+        s.push({ type: `${key}_delta`, contentIndex: i, delta: d, partial });
+      }
+      s.push({ type: `${key}_end`, contentIndex: i, content: partial.content[i][key], partial });
+    };
+    block("thinking", 0, ["hm", "m"]);
+    block("text", 1, ["Hel", "lo"]);
     const call = { type: "toolCall", id: "c1", name: "nothing", arguments: {} };
     partial.content.push(call);
     s.push({ type: "toolcall_start", contentIndex: 2, partial });

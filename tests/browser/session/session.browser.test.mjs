@@ -196,13 +196,18 @@ const rowLengths = (page, id) =>
     return all.map((row) => row.d.length);
   }, id);
 
-test("a 100,000-character answer written over many writes comes back exactly; IndexedDB rows stay small", async () => {
+/** Prompts `id` (the page's long answers are chosen by the prompt) in a new context; gives its rows once written. */
+async function answerRows(id, flushMs) {
   const context = await browser.newContext();
-  const { page } = await open(context, { id: "big", flushMs: 20 });
-  await page.evaluate(() => window.run("big"));
+  const { page } = await open(context, { id, flushMs });
+  await page.evaluate((id) => window.run(id), id);
   await until(page, () => window.agent.state.messages.length === 3 && !window.agent.state.isStreaming);
   await page.evaluate(() => window.session.flush());
-  const rows = await rowLengths(page, "big");
+  return { context, page, rows: await rowLengths(page, id) };
+}
+
+test("a 100,000-character answer written over many writes comes back exactly; IndexedDB rows stay small", async () => {
+  const { context, page, rows } = await answerRows("big", 20);
   assert.ok(rows.length > 6, `the answer spans writes: ${rows.length} rows`);
   assert.ok(Math.max(...rows) <= 32_000, `rows of ${Math.max(...rows)} characters`);
   const total = rows.reduce((a, b) => a + b, 0);
@@ -219,12 +224,7 @@ test("a 100,000-character answer written over many writes comes back exactly; In
 });
 
 test("a 150,000-character answer without characters above U+00FF is written in rows twice as long, and comes back exactly", async () => {
-  const context = await browser.newContext();
-  const { page } = await open(context, { id: "latin", flushMs: 60_000 });
-  await page.evaluate(() => window.run("latin"));
-  await until(page, () => window.agent.state.messages.length === 3 && !window.agent.state.isStreaming);
-  await page.evaluate(() => window.session.flush());
-  const rows = await rowLengths(page, "latin");
+  const { context, page, rows } = await answerRows("latin", 60_000);
   // One byte per character: each row stays under the 64 KiB that Chromium would copy into a Blob.
   assert.ok(Math.max(...rows) > 32_000 && Math.max(...rows) <= 64_000, `rows of ${rows.join(", ")} characters`);
   const v = await reload(page, { id: "latin" });
