@@ -1,11 +1,13 @@
 // pi-agent-wasm/session: an Agent whose conversation survives a reload.
 //
 // `attachSession(agent, { id })` restores the agent from its log, then appends to the log what
-// changes: each finished message once, the streaming answer as coalesced deltas (the finished
-// answer refers to their text instead of repeating it), tool calls' progress, approvals waiting
-// in `beforeToolCall`, the queues, the model and thinking level. Writes leave the event path: an
-// event only appends to an in-memory batch, and the batch is written every `flushMs` when the page
-// is idle, and within a macrotask after a message, a tool call or an approval request.
+// changes: each finished message once, the streaming answer as the text it grew by since the last
+// write (the finished answer refers to that text instead of repeating it), tool calls' progress,
+// approvals waiting in `beforeToolCall`, the queues, the model and thinking level. Writes leave
+// the event path: an event only appends to an in-memory batch, and the batch is written every
+// `flushMs` when the page is idle, and within a macrotask after a message, a tool call or an
+// approval request. The session is not called per token: it subscribes without the stream's
+// deltas, and a write reads what the answer streamed from `agent.state.streamingMessage`.
 // Built only on the public Agent API: `subscribe`, `state`, `getSnapshot`, the hook fields and
 // the queue methods.
 import { runToolCall } from "./index.js";
@@ -36,15 +38,21 @@ const done = (tx) =>
     tx.onabort = () => reject(tx.error ?? new Error("IndexedDB transaction aborted"));
   });
 
-// Rows of at most this many characters: Chromium copies a value of more than 64 KiB into a Blob
-// first, which costs the main thread about twice as much per character (a 1 MB answer: ~2.4 ms
-// against ~1.3), and a string holding any character above U+00FF takes two bytes per character.
-const ROW_CHARS = 32_000;
+// Rows as long as Chromium stores them without copying them into a Blob first (a value of more
+// than 64 KiB), which costs the main thread about twice as much per character; each row also
+// costs a fixed amount, so they are no shorter (a 1 MB answer: ~1.5 ms in rows of 64,000
+// characters, ~1.8 in rows of 32,000, ~3.3 as one value). A string holding a character above
+// U+00FF takes two bytes per character, so its rows are half as long. WIDE finds one: on a string
+// V8 holds as one byte per character the test returns at once, whatever its length.
+const ROW_CHARS = 64_000;
+const WIDE_ROW_CHARS = 32_000;
+const WIDE = /[^\0-\xff]/;
 
 /** Adds `text` to `store` as rows of session `id`, in order (one transaction: all or none). */
 function addRows(store, id, text) {
-  if (text.length <= ROW_CHARS) return void store.add({ s: id, d: text });
-  for (let at = 0; at < text.length; at += ROW_CHARS) store.add({ s: id, d: text.slice(at, at + ROW_CHARS) });
+  const size = text.length <= WIDE_ROW_CHARS || WIDE.test(text) ? WIDE_ROW_CHARS : ROW_CHARS;
+  if (text.length <= size) return void store.add({ s: id, d: text });
+  for (let at = 0; at < text.length; at += size) store.add({ s: id, d: text.slice(at, at + size) });
 }
 
 /**
@@ -133,7 +141,6 @@ export async function attachSession(agent, options = {}) {
   const fail = (err) => {
     if (failed) return;
     failed = err instanceof Error ? err : new Error(String(err));
-    parts = undefined;
     try {
       onError?.(failed);
     } catch (e) {
@@ -155,17 +162,13 @@ export async function attachSession(agent, options = {}) {
   // ---- the batch: records (objects, or lines already serialized) waiting for the next write
   let batch = [];
   let deltas; // the `d` record being coalesced, in `batch`
-  // The parts of its last entry while that is a text entry (of content index `partsIndex`):
-  // valid while `partsRecord === deltas`.
-  let parts;
-  let partsIndex = -1;
-  let partsRecord;
   let streamAt = -1; // index in `batch` of the streaming answer's `a` record, while unwritten
   let deltasAt = -1; // and of its `d` record
   let streaming = false;
-  // The streaming answer's text and thinking blocks by content index: { kind, started, entries,
-  // written } with every `d` entry of the block and how many of them were written, so that the
-  // finished answer's record can start from what was written of its text.
+  // The streaming answer's text and thinking blocks by content index: { kind, queued, logged },
+  // the block's text as the batch has it and as the log has it (strings of the answer's own, no
+  // copies), so that a write adds what the block grew by and the finished answer's record starts
+  // from what the log has.
   let blocks = new Map();
   let mirror = []; // the transcript as the log has it (our own array)
   let steering = [];
@@ -213,39 +216,57 @@ export async function attachSession(agent, options = {}) {
     schedule();
   }
 
-  // Deltas of one block are kept as an array of parts, joined only into the written text: no
-  // string is rebuilt per token.
-  const TEXT_KINDS = { T: "text", K: "thinking" };
-  function delta(kind, index, payload) {
-    let d = deltas;
-    if (d === undefined) {
-      d = deltas = { t: "d", e: [] };
+  /** The streaming answer's `d` record in the batch (made on first use). */
+  function deltaEntries() {
+    if (deltas === undefined) {
+      deltas = { t: "d", e: [] };
       deltasAt = batch.length;
-      batch.push(d);
+      batch.push(deltas);
     }
-    const e = d.e;
-    if (kind === "text" || kind === "thinking") {
-      const part = typeof payload === "string" ? payload : "";
-      const last = e[e.length - 1];
-      let entry = last;
-      if (last !== undefined && last[0] === kind && last[1] === index) last[2].push(part);
-      else {
-        entry = [kind, index, [part]];
-        e.push(entry);
-        let block = blocks.get(index);
-        if (block?.kind !== kind) blocks.set(index, (block = { kind, started: false, entries: [], written: 0 }));
-        block.entries.push(entry);
-      }
-      parts = kind === "text" ? entry[2] : undefined;
-      partsIndex = index;
-      partsRecord = d;
-    } else {
-      parts = undefined;
-      e.push(payload === undefined ? [kind, index] : [kind, index, payload]);
-      if (TEXT_KINDS[kind]) blocks.set(index, { kind: TEXT_KINDS[kind], started: true, entries: [], written: 0 });
-    }
+    return deltas.e;
+  }
+  const TEXT_KINDS = { T: "text", K: "thinking" };
+  /** A block of the streaming answer started or a tool call finished: a `d` entry. */
+  function delta(kind, index, payload) {
+    deltaEntries().push(payload === undefined ? [kind, index] : [kind, index, payload]);
+    if (TEXT_KINDS[kind]) blocks.set(index, { kind: TEXT_KINDS[kind], queued: "", logged: "" });
     if (timer === undefined) schedule();
   }
+  /** Text and thinking blocks of a partial answer, as the `a` record that copies it holds them. */
+  function partialBlocks(m) {
+    const out = new Map();
+    const content = Array.isArray(m?.content) ? m.content : [];
+    for (let i = 0; i < content.length; i++) {
+      const kind = content[i]?.type;
+      const text = (kind === "text" || kind === "thinking") && content[i][kind];
+      if (typeof text === "string") out.set(i, { kind, queued: text, logged: "" });
+    }
+    return out;
+  }
+  /**
+   * Adds to the batch what each text and thinking block of the streaming answer grew by since
+   * the last write, read from `agent.state.streamingMessage`: once per write, not per token.
+   * (A block whose text stops extending what was written is repaired by the finished record.)
+   * Returns the length of the answer's text so far.
+   */
+  function takeStreamed() {
+    const content = agent.state.streamingMessage?.content;
+    let length = 0;
+    if (!Array.isArray(content)) return length;
+    for (const [index, block] of blocks) {
+      const text = content[index]?.type === block.kind ? content[index][block.kind] : undefined;
+      if (typeof text === "string" && text.length > block.queued.length) {
+        deltaEntries().push([block.kind, index, text.slice(block.queued.length)]);
+        block.queued = text;
+      }
+      length += block.queued.length;
+    }
+    return length;
+  }
+  // Slicing what a block grew by first copies the whole text built by `+=` into one string (V8
+  // flattens it, about 1 ms per MB): while an answer streams, writes are at least this many
+  // milliseconds apart per character, so that copy stays under about 1% of the main thread.
+  const MS_PER_STREAMED_CHAR = 1e-4;
 
   /**
    * The record of a finished answer `m` (built when written: it costs nothing on the run's
@@ -262,14 +283,8 @@ export async function attachSession(agent, options = {}) {
       const key = b?.type === "text" ? "text" : b?.type === "thinking" ? "thinking" : undefined;
       const text = key && b[key];
       if (typeof text !== "string") continue;
-      const block = streamed.get(i);
-      let prefix = 0;
-      if (block?.kind === key && block.written > 0) {
-        const parts = block.entries.slice(0, block.written).flatMap((entry) => entry[2]);
-        const head = parts.join("");
-        if (!block.started || !text.startsWith(head)) continue;
-        prefix = head.length;
-      }
+      const logged = streamed.get(i)?.kind === key ? streamed.get(i).logged : "";
+      const prefix = logged !== "" && (text === logged || text.startsWith(logged)) ? logged.length : 0;
       (copy ??= content.slice())[i] = { ...b, [key]: "" };
       s.push([i, prefix, prefix === 0 ? text : text.slice(prefix)]);
     }
@@ -280,6 +295,11 @@ export async function attachSession(agent, options = {}) {
   function flush() {
     cancel();
     if (!leader || failed) return writer;
+    if (streaming) {
+      // Nothing tells the session that the answer grew: while it streams, every write is followed
+      // by the next one (a write that finds nothing new costs a comparison per block).
+      schedule(Math.max(flushMs, takeStreamed() * MS_PER_STREAMED_CHAR));
+    }
     const snap = agent.getSnapshot();
     const messages = snap.messages;
     const n = mirror.length;
@@ -313,7 +333,7 @@ export async function attachSession(agent, options = {}) {
     batch = [];
     deltas = undefined;
     streamAt = deltasAt = -1;
-    for (const block of blocks.values()) block.written = block.entries.length;
+    for (const block of blocks.values()) block.logged = block.queued;
     // The other tabs re-read the log: they are told that it grew, not what was written.
     writer = writer.then(() => (failed ? undefined : guard(() => store.append(id, text)).then(() => !failed && channel?.postMessage(text.length))));
     return writer;
@@ -335,14 +355,6 @@ export async function attachSession(agent, options = {}) {
 
   // ---- events of the agent's runs
   function onEvent(event) {
-    // The per-token path: a text delta extending the batch's last entry joins its parts.
-    if (parts !== undefined && event.type === "message_update") {
-      const e = event.assistantMessageEvent;
-      if (e != null && e.type === "text_delta" && e.contentIndex === partsIndex && partsRecord === deltas && typeof e.delta === "string") {
-        parts.push(e.delta);
-        return;
-      }
-    }
     if (!leader || failed) return;
     try {
       switch (event.type) {
@@ -352,7 +364,7 @@ export async function attachSession(agent, options = {}) {
             deltas = undefined;
             deltasAt = -1;
             streamAt = batch.length;
-            blocks = new Map();
+            blocks = partialBlocks(event.message);
             // Serialized now: the partial it copies keeps growing.
             push(logLine({ t: "a", m: event.message }));
           }
@@ -361,12 +373,6 @@ export async function attachSession(agent, options = {}) {
           if (!streaming) break;
           const e = event.assistantMessageEvent;
           switch (e?.type) {
-            case "text_delta":
-              delta("text", e.contentIndex, e.delta);
-              break;
-            case "thinking_delta":
-              delta("thinking", e.contentIndex, e.delta);
-              break;
             case "text_start":
               delta("T", e.contentIndex);
               break;
@@ -516,7 +522,9 @@ export async function attachSession(agent, options = {}) {
     }
   };
 
-  const unsubscribeEvents = agent.subscribe(onEvent);
+  // Without the per-token events: the streamed text is read when it is written (`takeStreamed`).
+  // An agent whose `subscribe` takes no options calls `onEvent` with them too; it ignores them.
+  const unsubscribeEvents = agent.subscribe(onEvent, { deltas: false });
   // Changes made outside runs (an assignment to `state`, `reset()`), seen once per frame. Not
   // watched during a run, where events say what changed (and a watcher would cost per token);
   // each write compares the transcript anyway.

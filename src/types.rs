@@ -911,9 +911,11 @@ export interface Agent {
   transport: Transport;
   /**
    * Adds a listener, called with every event and the run's `AbortSignal`, awaited in
-   * subscription order. Returns a function that removes it.
+   * subscription order. With `{ deltas: false }` it is not called for the stream's per-token
+   * events (`message_update` of a `text_delta`, `thinking_delta` or `toolcall_delta`), whose text
+   * `state.streamingMessage` holds. Returns a function that removes it.
    */
-  subscribe(listener: (event: AgentEvent, signal: AbortSignal) => Promise<void> | void): () => void;
+  subscribe(listener: (event: AgentEvent, signal: AbortSignal) => Promise<void> | void, options?: { deltas?: boolean }): () => void;
   /**
    * A frozen view of the state for UI frameworks. It keeps its identity until the state
    * changes; its `messages` array keeps its identity until the transcript changes, and

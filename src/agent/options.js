@@ -5,7 +5,7 @@
 import { isObjectLike } from "../js/values.js";
 import { userMessage } from "../js/events.js";
 import { defaultConvertToLlm, noDefaultStreamFn } from "../agent_loop/loop.js";
-import { createAgentState, getSnapshot, subscribeState } from "./state.js";
+import { Listeners, createAgentState, getSnapshot, subscribeState } from "./state.js";
 
 const HOOK_OPTIONS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse",
   "onProviderStreamEvent", "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn",
@@ -35,9 +35,9 @@ export function defineAgent(Agent) {
     });
   }
   const methods = {
-    subscribe(listener) {
+    subscribe(listener, options) {
       if (typeof listener !== "function") throw new TypeError("subscribe(listener): listener must be a function");
-      return subscribe(agentOf(this).listeners, listener);
+      return agentOf(this).listeners.subscribe(listener, optionOf(options, "deltas") !== false);
     },
     getSnapshot() {
       return getSnapshot(this.state);
@@ -97,14 +97,9 @@ export function agentInit(options, fallback) {
   fields.transport = optionOf(options, "transport") ?? "auto";
   fields.toolExecution = optionOf(options, "toolExecution") ?? "parallel";
   const state = createAgentState(initial);
-  const listeners = new Set();
+  const listeners = new Listeners();
   AGENTS.set(state, { fields, listeners });
   return [fields, state, listeners, optionOf(options, "steeringMode"), optionOf(options, "followUpMode")];
-}
-
-function subscribe(listeners, listener) {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
 }
 
 /**

@@ -246,8 +246,43 @@ export function agentProcess(state, listeners, event, signal) {
   reduce(state, event);
   changedState(state);
   if (!signal) throw new Error("Agent listener invoked outside active run");
-  return dispatchFrom(listeners.values(), event, signal);
+  return dispatchFrom(receivers(listeners, event).values(), event, signal);
 }
+
+/** The listeners `event` goes to: all of them, but a stream delta skips those subscribed with `{ deltas: false }`. */
+const receivers = (listeners, event) => {
+  const some = listeners.deltas;
+  return some !== undefined && isStreamDelta(event) ? some : listeners;
+};
+
+/**
+ * An Agent's listeners in subscription order. While some listener was added with
+ * `{ deltas: false }`, `deltas` holds the others, in the same order: the ones a stream delta goes
+ * to. Without such a listener it stays `undefined`, and a delta costs the dispatch one check.
+ */
+export class Listeners extends Set {
+  deltas = undefined;
+
+  subscribe(listener, withDeltas) {
+    this.add(listener);
+    if (withDeltas) this.deltas?.add(listener);
+    else if (this.deltas === undefined) this.deltas = new Set([...this].filter((l) => l !== listener));
+    return () => {
+      const removed = this.delete(listener);
+      const deltas = this.deltas;
+      // Back to one set once every listener left takes the deltas (the others are a subset).
+      if (deltas !== undefined && (deltas.delete(listener), deltas.size === this.size)) this.deltas = undefined;
+      return removed;
+    };
+  }
+}
+
+/** A `message_update` carrying a text, thinking or tool-call argument delta (the per-token events). */
+const isStreamDelta = (event) => {
+  if (event.type !== "message_update") return false;
+  const type = event.assistantMessageEvent?.type;
+  return type === "text_delta" || type === "thinking_delta" || type === "toolcall_delta";
+};
 
 function dispatchFrom(iterator, event, signal) {
   // `for…of` over the Set's own iterator: V8 allocates no result object per listener, and an early
@@ -274,7 +309,7 @@ export function agentDeliver(state, listeners, signal) {
   return (event) => {
     reduce(state, event);
     changed();
-    return dispatchFrom(listeners.values(), event, signal);
+    return dispatchFrom(receivers(listeners, event).values(), event, signal);
   };
 }
 

@@ -14,6 +14,9 @@ const lastUserText = (messages) => textOf([...messages].reverse().find((m) => m.
 // deltas, one every 5 ms.
 const BIG = Array.from({ length: 2500 }, (_, i) => `${i}: "q" \\ é 🦀\n\u2028{}`).join("").slice(0, 100_000);
 window.BIG = BIG;
+// "latin …": LATIN (150,000 characters, none above U+00FF) in 997-character deltas, at once.
+const LATIN = Array.from({ length: 9000 }, (_, i) => `${i}: "q" \\ é\n{}`).join("").slice(0, 150_000);
+window.LATIN = LATIN;
 
 // "long …": 400 words, one every 5 ms. "tool …": calls `slow` (never finishes). "fetch …": calls
 // `fetch` (needs approval). After a tool result: "after tools". Anything else: "ok: <prompt>".
@@ -31,15 +34,16 @@ function streamFn(model, context) {
     if (last.role === "toolResult") text = "after tools";
     else if (prompt.startsWith("long")) text = Array.from({ length: 400 }, (_, i) => `word${i}`).join(" ");
     else if (prompt.startsWith("big")) text = BIG;
+    else if (prompt.startsWith("latin")) text = LATIN;
     else if (prompt.startsWith("tool")) calls = [{ id: "slow-1", name: "slow" }];
     else if (prompt.startsWith("fetch")) calls = [{ id: "fetch-1", name: "fetch", args: { path: "/about.txt" } }];
     if (calls.length) text = "calling";
     partial.content.push({ type: "text", text: "" });
     s.push({ type: "text_start", contentIndex: 0, partial });
-    for (const word of text === BIG ? BIG.match(/[^]{1,997}/gu) : text.split(/(?= )/)) {
+    for (const word of text === BIG || text === LATIN ? text.match(/[^]{1,997}/gu) : text.split(/(?= )/)) {
       partial.content[0].text += word;
       s.push({ type: "text_delta", contentIndex: 0, delta: word, partial });
-      if (text.length > 100) await sleep(5);
+      if (text.length > 100 && text !== LATIN) await sleep(5);
     }
     s.push({ type: "text_end", contentIndex: 0, content: text, partial });
     for (const c of calls) {

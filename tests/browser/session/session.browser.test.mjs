@@ -180,25 +180,34 @@ test("a store that throws is reported once; the agent keeps working", async () =
   await context.close();
 });
 
-test("a 100,000-character answer written over many writes comes back exactly; IndexedDB rows stay small", async () => {
-  const context = await browser.newContext();
-  const { page } = await open(context, { id: "big", flushMs: 20 });
-  await page.evaluate(() => window.run("big"));
-  await until(page, () => window.agent.state.messages.length === 3 && !window.agent.state.isStreaming);
-  await page.evaluate(() => window.session.flush());
-  const rows = await page.evaluate(async () => {
+/** The lengths of the IndexedDB rows of session `id`, in order. */
+const rowLengths = (page, id) =>
+  page.evaluate(async (id) => {
     const db = await new Promise((resolve, reject) => {
       const r = indexedDB.open("session-test");
       r.onsuccess = () => resolve(r.result);
       r.onerror = () => reject(r.error);
     });
     const all = await new Promise((resolve) => {
-      const r = db.transaction("chunks").objectStore("chunks").index("session").getAll("big");
+      const r = db.transaction("chunks").objectStore("chunks").index("session").getAll(id);
       r.onsuccess = () => resolve(r.result);
     });
     db.close();
     return all.map((row) => row.d.length);
-  });
+  }, id);
+
+/** Prompts `id` (the page's long answers are chosen by the prompt) in a new context; gives its rows once written. */
+async function answerRows(id, flushMs) {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id, flushMs });
+  await page.evaluate((id) => window.run(id), id);
+  await until(page, () => window.agent.state.messages.length === 3 && !window.agent.state.isStreaming);
+  await page.evaluate(() => window.session.flush());
+  return { context, page, rows: await rowLengths(page, id) };
+}
+
+test("a 100,000-character answer written over many writes comes back exactly; IndexedDB rows stay small", async () => {
+  const { context, page, rows } = await answerRows("big", 20);
   assert.ok(rows.length > 6, `the answer spans writes: ${rows.length} rows`);
   assert.ok(Math.max(...rows) <= 32_000, `rows of ${Math.max(...rows)} characters`);
   const total = rows.reduce((a, b) => a + b, 0);
@@ -210,6 +219,17 @@ test("a 100,000-character answer written over many writes comes back exactly; In
     const m = window.agent.state.messages[2];
     return m.content.length === 1 && m.content[0].text === window.BIG && m.stopReason === "stop";
   });
+  assert.equal(same, true);
+  await context.close();
+});
+
+test("a 150,000-character answer without characters above U+00FF is written in rows twice as long, and comes back exactly", async () => {
+  const { context, page, rows } = await answerRows("latin", 60_000);
+  // One byte per character: each row stays under the 64 KiB that Chromium would copy into a Blob.
+  assert.ok(Math.max(...rows) > 32_000 && Math.max(...rows) <= 64_000, `rows of ${rows.join(", ")} characters`);
+  const v = await reload(page, { id: "latin" });
+  assert.equal(v.dropped, 0);
+  const same = await page.evaluate(() => window.agent.state.messages[2].content[0].text === window.LATIN);
   assert.equal(same, true);
   await context.close();
 });

@@ -215,6 +215,35 @@ test("an answer is written once: as deltas while it streams, then only the rest 
   assert.ok(total < text.length + 80 * writes.length + 1000, `wrote ${total} characters in ${writes.length} writes for a ${text.length}-character answer`);
 });
 
+test("an agent whose subscribe calls the session with every delta: the same restore, mid-stream and finished", async () => {
+  // As a WorkerAgent's subscribe, which takes no options.
+  const everyEvent = (agent) => {
+    agent.subscribe = (listener) => Agent.prototype.subscribe.call(agent, listener);
+    return agent;
+  };
+  const text = "Streamed, then finished. ".repeat(20);
+  for (const wrap of [(agent) => agent, everyEvent]) {
+    const store = memoryStore();
+    let release;
+    const hold = new Promise((r) => (release = r));
+    const a = wrap(new Agent({ initialState: { model: MODEL }, streamFn: scripted([{ text, hold }]) }));
+    const sa = await attachSession(a, { id: "s7", store, flushMs: 5, tabs: false });
+    const run = a.prompt("go");
+    while (textOf(a.state.streamingMessage ?? { content: [] }).length < text.length / 2) await sleep(1);
+    await sa.flush();
+    const cut = new Agent({ initialState: { model: MODEL }, streamFn: noStream });
+    await attachSession(cut, { id: "s7", store: { ...store, replace: async () => {}, append: async () => {} }, tabs: false });
+    assert.equal(textOf(cut.state.messages[1]), text.slice(0, text.length / 2));
+    release();
+    await run;
+    await sa.flush();
+    const b = new Agent({ initialState: { model: MODEL }, streamFn: noStream });
+    await attachSession(b, { id: "s7", store, tabs: false });
+    assert.deepEqual(b.state.messages[1], a.state.messages[1]);
+    assert.equal((await store.load("s7")).split(text).length, 1, "the finished answer does not repeat its text");
+  }
+});
+
 test("a finished answer that is not what its deltas streamed is restored as finished", async () => {
   const store = memoryStore();
   const text = "abcdefgh".repeat(100);
