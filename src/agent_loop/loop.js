@@ -10,16 +10,22 @@ const LOOP_HOOKS = ["convertToLlm", "transformContext", "getApiKey", "finishTurn
 
 /**
  * An `AgentLoopConfig`'s hooks in `LOOP_HOOKS` order (`undefined` when absent),
- * then whether tools run sequentially; a non-function hook is a `TypeError`.
+ * then a number whose bit `i` says hook `i` is set and whose bit 10 says tools
+ * run sequentially (so the wasm side reads only the hooks that are there); a
+ * non-function hook is a `TypeError`.
  */
 export function readHooks(config) {
   if (!isObjectLike(config)) throw new TypeError("config must be an AgentLoopConfig object");
-  const hooks = LOOP_HOOKS.map((key) => {
+  let set = 0;
+  const hooks = LOOP_HOOKS.map((key, i) => {
     const hook = config[key];
-    if (hook != null && typeof hook !== "function") throw new TypeError(`config.${key} must be a function`);
-    return hook ?? undefined;
+    if (hook == null) return undefined;
+    if (typeof hook !== "function") throw new TypeError(`config.${key} must be a function`);
+    set |= 1 << i;
+    return hook;
   });
-  hooks.push(config.toolExecution === "sequential");
+  if (config.toolExecution === "sequential") set |= 1 << LOOP_HOOKS.length;
+  hooks.push(set);
   return hooks;
 }
 

@@ -163,10 +163,9 @@ impl Hooks {
     /// one call instead of a getter and a check per hook.
     pub fn read(config: &JsValue) -> Result<Hooks, JsValue> {
         let hooks = read_hooks(config)?;
-        let hook = |i: u32| {
-            let f = hooks.get(i);
-            f.is_function().then(|| f.unchecked_into::<Function>())
-        };
+        let set = hooks.get(10).as_f64().unwrap_or(0.0) as u32;
+        let hook =
+            |i: u32| (set & (1 << i) != 0).then(|| hooks.get(i).unchecked_into::<Function>());
         Ok(Hooks {
             convert_to_llm: hook(0).unwrap_or_else(default_convert_to_llm),
             transform_context: hook(1),
@@ -178,7 +177,7 @@ impl Hooks {
             get_follow_up: hook(7),
             before_tool_call: hook(8),
             after_tool_call: hook(9),
-            sequential: hooks.get(10).is_truthy(),
+            sequential: set & (1 << 10) != 0,
         })
     }
 }
