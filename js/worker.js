@@ -10,6 +10,7 @@ import { EMPTY_USAGE } from "../src/js/events.js";
 import { defaultConvertToLlm } from "../src/agent_loop/loop.js";
 import {
   createAgentState, STATE_INTERNALS, getSnapshot, subscribeState, reduce, resetState, startRunState, finishRunState,
+  isStreamDelta,
 } from "../src/agent/state.js";
 
 const OPTIONS = ["sessionId", "thinkingBudgets", "transport", "maxRetryDelayMs", "toolExecution", "identity"];
@@ -197,15 +198,16 @@ export class WorkerAgent {
   subscribeState(listener, options) {
     return subscribeState(this.state, listener, options);
   }
-  subscribe(listener) {
+  subscribe(listener, options) {
     if (typeof listener !== "function") throw new TypeError("subscribe(listener): listener must be a function");
-    const entry = { listener };
+    // `{ deltas: false }`: not called for the per-token `message_update` events, as on the in-page Agent.
+    const entry = { listener, deltas: options?.deltas !== false };
     this.#listeners.add(entry);
-    this.#only = this.#listeners.size === 1 ? listener : undefined;
+    this.#only = this.#listeners.size === 1 ? entry : undefined;
     return () => {
       this.#listeners.delete(entry);
       const [first] = this.#listeners;
-      this.#only = this.#listeners.size === 1 ? first.listener : undefined;
+      this.#only = this.#listeners.size === 1 ? first : undefined;
     };
   }
 
@@ -573,10 +575,12 @@ export class WorkerAgent {
     if (listeners.size === 0) return;
     const signal = this.#run?.signal;
     const only = this.#only;
+    const delta = isStreamDelta(event);
     if (only !== undefined) {
+      if (delta && !only.deltas) return;
       let out;
       try {
-        out = only(event, signal);
+        out = only.listener(event, signal);
       } catch (e) {
         report(e);
         return;
@@ -587,6 +591,7 @@ export class WorkerAgent {
     const it = listeners.values();
     const next = () => {
       for (let r = it.next(); !r.done; r = it.next()) {
+        if (delta && !r.value.deltas) continue;
         let out;
         try {
           out = r.value.listener(event, signal);

@@ -278,7 +278,7 @@ export class Listeners extends Set {
 }
 
 /** A `message_update` carrying a text, thinking or tool-call argument delta (the per-token events). */
-const isStreamDelta = (event) => {
+export const isStreamDelta = (event) => {
   if (event.type !== "message_update") return false;
   const type = event.assistantMessageEvent?.type;
   return type === "text_delta" || type === "thinking_delta" || type === "toolcall_delta";

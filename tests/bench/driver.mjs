@@ -14,7 +14,7 @@ export const IMPLS = ["ours", "reference"];
  * warm-up; `runs` for the cheap scenarios, `heavyRuns` for S3 at 50,000 and S4b. S4b on the reference
  * is quadratic: `refS4bRuns` runs (1 for S4b-string) after one 1/10-size warm-up.
  */
-export function jobs({ runs = 7, heavyRuns = 5, refS4bRuns = 2, s4bString = true } = {}) {
+export function jobs({ runs = 11, heavyRuns = 5, refS4bRuns = 2, s4bString = true } = {}) {
   const both = (n) => ({ ours: n, reference: n });
   const list = [];
   // Stream kinds (scenarios.mjs STREAM_KINDS): S1 and S2 run with each, as many times as the own

@@ -2,7 +2,7 @@
 // `npm run bench`: ours (pkg/) against the reference (@earendil-works/pi-agent-core 1.4.0), in Node and
 // in headless Chromium, interleaved in one process / one page. Reports numbers; asserts nothing.
 //
-//   node tests/bench/run.mjs [--runs N (7)] [--heavy-runs N (5: S3 at 50,000, S4b)] [--ref-s4b-runs N (2)] [--only S1,S1-piai,S2-pull-hooks,S3-5000-ui,S4a,… (job ids)]
+//   node tests/bench/run.mjs [--runs N (11)] [--heavy-runs N (5: S3 at 50,000, S4b)] [--ref-s4b-runs N (2)] [--only S1,S1-piai,S2-pull-hooks,S3-5000-ui,S4a,… (job ids)]
 //                            [--no-node] [--no-chromium] [--no-worker] [--no-session] [--no-s5] [--no-s4b-string] [--pkg DIR (default pkg/)] [--pkg-note TEXT]
 //
 // Scenarios (tests/bench/scenarios.mjs; inputs in data.mjs):
@@ -37,7 +37,7 @@ const value = (name) => {
   return i >= 0 ? argv[i + 1] : undefined;
 };
 const options = {
-  runs: Number(value("--runs") ?? 7),
+  runs: Number(value("--runs") ?? 11),
   heavyRuns: Number(value("--heavy-runs") ?? 5),
   refS4bRuns: Number(value("--ref-s4b-runs") ?? 2),
   s4bString: !flag("--no-s4b-string"),

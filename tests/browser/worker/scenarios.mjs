@@ -34,6 +34,16 @@ export const SCENARIOS = {
 			tr.note("settled", await settleRun(agent.prompt("hi")));
 		},
 	},
+	// A listener subscribed with { deltas: false } sees every event but the per-token ones, on both.
+	"a listener without the deltas": {
+		responses: [{ content: [thinking("hmm", ["h", "mm"]), text("Hello world", ["Hel", "lo ", "world"])], timing: "micro" }],
+		async drive(agent, tr) {
+			const seen = [];
+			agent.subscribe((e) => void seen.push(e.type === "message_update" ? `update:${e.assistantMessageEvent.type}` : e.type), { deltas: false });
+			tr.note("settled", await settleRun(agent.prompt("hi")));
+			tr.note("without deltas", seen);
+		},
+	},
 	"long message, 2,000 deltas": {
 		responses: [{ content: [text(big.repeat(2000), Array(2000).fill(big))], timing: "micro" }],
 		light: true,
