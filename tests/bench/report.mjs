@@ -82,7 +82,7 @@ export function renderReport({ meta, envs, s5, notes }) {
   // ---- quarters
   L.push("## Per-quarter cost (growth check)");
   L.push("");
-  L.push("Median over the measured runs of each quarter's CPU time divided by its deltas (S1: 5,000 text deltas per quarter, marked in the listener; S4b: 1,000 tool-call deltas per quarter, marked in the consumer). " +
+  L.push("Median over the measured runs of each quarter's CPU time divided by its deltas (S1: 5,000 text deltas per quarter, marked in the listener, in runs of their own: S1's per-delta figure above comes from runs without those marks, each of which costs a DevTools round trip in Chromium; S4b: 1,000 tool-call deltas per quarter, marked in the consumer). " +
     "S4b's server sends each quarter only after the consumer has marked the previous one (a gate per quarter), so the stream's reader cannot parse ahead of the marks; in Chromium the scripted S1 producer is held while a mark is read. A cost flat across quarters is linear in the stream's length; Q4 / Q1 ≈ 7 (i.e. growing by Q1's cost every quarter) is quadratic.");
   L.push("");
   L.push("| scenario | env | impl | Q1 µs/delta | Q2 | Q3 | Q4 | Q4 / Q1 |");

@@ -142,7 +142,7 @@ export function prepare(scenario, params) {
 
 // ---- S1: one prompt, N text deltas, a listener reading event.message ----------------------------
 
-async function s1(impl, env, { deltas: count = 20_000, size = 50, kind } = {}) {
+async function s1(impl, env, { deltas: count = 20_000, size = 50, kind, quarterMarks = true } = {}) {
   const deltas = cached(`deltas:${count}:${size}`, () => textDeltas(count, size));
   const agent = new impl.Agent({
     initialState: { systemPrompt: "You are a benchmark.", model: MODEL },
@@ -156,8 +156,8 @@ async function s1(impl, env, { deltas: count = 20_000, size = 50, kind } = {}) {
       const message = event.message;
       const block = message.content[message.content.length - 1];
       sink += block.text.length;
-      if (event.assistantMessageEvent.type === "text_delta" && ++seen % quarter === 0) return env.mark(`q${seen / quarter}`);
-    } else if (event.type === "message_start" && event.message.role === "assistant") {
+      if (event.assistantMessageEvent.type === "text_delta" && ++seen % quarter === 0 && quarterMarks) return env.mark(`q${seen / quarter}`);
+    } else if (event.type === "message_start" && event.message.role === "assistant" && quarterMarks) {
       return env.mark("q0");
     }
     return undefined;
