@@ -1,5 +1,6 @@
 // What pi-agent-wasm adds to the reference API: optional constructor options / streamFn (with
-// setDefaultStreamFn), getSnapshot() and subscribeState() for UI frameworks.
+// setDefaultStreamFn), getSnapshot() and subscribeState() for UI frameworks, subscribe() without the
+// per-token events.
 import { Agent, type AgentMessage, type AgentSnapshot, type AgentTool, type Model, type ThinkingLevel } from "pi-agent-wasm";
 
 export const bare = new Agent();
@@ -61,3 +62,6 @@ export const withPlainStream = new Agent({ streamFn: plainStream });
 // The wasm module loads on import; `ready` is for apps that want to preload or report a failure.
 export const loaded: Promise<void> = ready;
 ready.catch((error: unknown) => console.error(error));
+
+// A listener without the per-token events (it reads the text so far from the state when it needs it).
+bare.subscribe((event) => console.log(event.type, bare.state.streamingMessage), { deltas: false })();

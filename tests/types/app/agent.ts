@@ -94,6 +94,4 @@ export async function run(): Promise<void> {
     }
   });
   unsubscribe();
-  // Ours: a listener without the per-token events.
-  agent.subscribe((event) => console.log(event.type, agent.state.streamingMessage), { deltas: false })();
 }
