@@ -1,6 +1,9 @@
 //! `validateToolArguments` at the boundary: the live schema object is
 //! read once per schema (TypeBox marks kinds with hidden keys that a JSON copy
 //! would lose), compiled in Rust, and cached; arguments are copied once per call.
+//! Arguments that are plain JSON data, what a model's stream produces, are
+//! copied in JS and cross as their JSON text (validate.js `validateArguments`):
+//! one string instead of a call per member each way.
 //!
 //! The cache maps each schema object to a JS function that owns its compiled
 //! validator. The map is a `WeakMap` and the package is built with wasm-bindgen's
@@ -16,7 +19,9 @@ use super::convert::{to_js, to_value, to_value_exotic};
 use super::errors;
 use super::values::{self, js_string};
 use super::view::{self, view};
+use crate::json::partial::PartialJson;
 use crate::json::schema::{CompiledSchema, Host, SchemaError};
+use crate::json::Value;
 
 /// The error of arguments that hold what JSON cannot carry and that the schema would coerce.
 const UNCOERCIBLE: &str = "Tool arguments hold values JSON cannot carry (undefined, a Date, Map, Set or typed array) where the schema would coerce them.";
@@ -44,6 +49,9 @@ extern "C" {
     fn string_to_number(text: &str) -> f64;
     #[wasm_bindgen(js_name = urlCanParse)]
     fn url_can_parse(url: &str, base: Option<&str>) -> bool;
+    /// Runs `validator` on `args` (see validate.js).
+    #[wasm_bindgen(js_name = validateArguments, catch)]
+    fn validate_arguments(validator: &Function, args: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 /// The validator's [`Host`]: the JavaScript engine's own `RegExp`, `String(n)`,
@@ -70,34 +78,43 @@ impl Host for JsHost {
     }
 }
 
-/// What a validator function returns: the coerced arguments, or (thrown) an
-/// array of error lines, or an `Error` for a schema the validator cannot use.
+/// What a validator function returns: the coerced arguments (`undefined` when
+/// they are the JSON text's data unchanged: JS holds a copy of it), or (thrown)
+/// an array of error lines, or an `Error` for a schema the validator cannot use.
 /// `legacy` (the schema carries TypeBox's old kind marker) is read once with the
 /// schema: like the compiled rules, it is taken to stay as it was.
 fn make_validator(compiled: CompiledSchema, legacy: bool) -> Function {
-    let validate = move |args: JsValue| -> Result<JsValue, JsValue> {
-        // Plain JSON data, what a model's stream produces, is read as it is: what
-        // `execute` gets is built afresh below, so 1.4.0's `structuredClone` would
-        // add nothing but its cost (most of a tool call's in Chromium). Anything
-        // else is first copied as 1.4.0 copies it, with its errors (a function, a
-        // symbol) and what the copy keeps (a `Date`, a `Map`, `undefined`).
-        let (args, value, exotic) = match to_value_exotic(&args) {
-            Ok((value, false)) => (args, value, false),
-            _ => {
+    let validate = move |args: JsValue, json: Option<String>| -> Result<JsValue, JsValue> {
+        // Plain JSON data, what a model's stream produces, comes as JSON text, of a
+        // copy JS made: 1.4.0's `structuredClone` would add nothing but its cost
+        // (most of a tool call's in Chromium). Anything else is first copied as
+        // 1.4.0 copies it, with its errors (a function, a symbol) and what the copy
+        // keeps (a `Date`, a `Map`, `undefined`).
+        // `Some` once the text (or the clone) is read: the data to compare the
+        // coerced arguments with.
+        let (args, value, input, from_text) = match json.as_deref().and_then(parse_json) {
+            Some(value) => (JsValue::UNDEFINED, value.clone(), Some(value), true),
+            // Not plain JSON data (or text that did not parse, which JS never
+            // sends): whatever a walk of these arguments would read, they are
+            // copied first.
+            None => {
                 let args = clone_arguments(&args)?;
                 let (value, exotic) =
                     to_value_exotic(&args).map_err(|e| errors::error(&e.message()))?;
-                (args, value, exotic)
+                let input = exotic.then(|| value.clone());
+                (args, value, input, false)
             }
         };
-        let input = exotic.then(|| value.clone());
         match compiled.validate_arguments_with(value, legacy, &JsHost) {
             Ok(Ok(coerced)) => match input {
                 None => Ok(to_js(&coerced)),
-                // `undefined`, a `Date`, a `Map`...: the clone is what 1.4.0 hands
-                // `execute`, unless coercion would change it, which its JSON
-                // copy cannot say faithfully.
+                // Unchanged: JS's copy of the text (`undefined` says so), or for
+                // `undefined`, a `Date`, a `Map`...: the clone, what 1.4.0 hands
+                // `execute`.
                 Some(input) if input == coerced => Ok(args),
+                // Coerced text data is built afresh; otherwise coercion would
+                // change what the clone's JSON copy cannot say faithfully.
+                Some(_) if from_text => Ok(to_js(&coerced)),
                 Some(_) => Err(errors::error(UNCOERCIBLE)),
             },
             Ok(Err(failure)) => Err(failure
@@ -109,9 +126,17 @@ fn make_validator(compiled: CompiledSchema, legacy: bool) -> Function {
             Err(SchemaError::Compile(m)) => Err(errors::error(&m)),
         }
     };
-    Closure::<dyn FnMut(JsValue) -> Result<JsValue, JsValue>>::new(validate)
+    Closure::<dyn FnMut(JsValue, Option<String>) -> Result<JsValue, JsValue>>::new(validate)
         .into_js_value()
         .unchecked_into()
+}
+
+/// The value of complete JSON text, by the parser streamed arguments use
+/// (complete text reads as `JSON.parse` reads it).
+fn parse_json(text: &str) -> Option<Value> {
+    let mut p = PartialJson::new();
+    p.push(text);
+    p.is_complete().then(|| p.to_value())
 }
 
 fn validator(schema: &JsValue) -> Result<Function, JsValue> {
@@ -147,7 +172,7 @@ pub fn validate_tool_arguments(tool: &JsValue, tool_call: &JsValue) -> Result<Js
     let original = view(tool_call).arguments()?;
     let schema = view(tool).parameters()?;
     let f = validator(&schema)?;
-    match f.call1(&JsValue::UNDEFINED, &original) {
+    match validate_arguments(&f, &original) {
         Ok(value) => Ok(value),
         Err(lines) if Array::is_array(&lines) => {
             let lines: Array = lines.unchecked_into();
