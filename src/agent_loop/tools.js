@@ -177,6 +177,11 @@ export function toolCallsOf(message) {
 
 export const findTool = (tools, name) => (Array.isArray(tools) ? tools.find((t) => t.name === name) : undefined);
 
+/** `findTool` of `toolCall?.name`. */
+export function toolFor(tools, toolCall) {
+  return findTool(tools, toolCall?.name);
+}
+
 /** `runToolCall`'s outcome object, the form a tool call's outcome has throughout the pipeline. */
 export function toolCallOutcome(toolCall, result, isError, durationMs) {
   const outcome = { toolCall, result, isError };

@@ -58,8 +58,9 @@ pub struct ToolHooks<'a> {
 
 #[wasm_bindgen(module = "/src/agent_loop/tools.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = findTool, catch)]
-    fn find_tool_js(tools: &JsValue, name: &JsValue) -> Result<JsValue, JsValue>;
+    /// The tool a call names (its `name` read once), if any.
+    #[wasm_bindgen(js_name = toolFor, catch)]
+    fn tool_for(tools: &JsValue, tool_call: &JsValue) -> Result<Option<JsValue>, JsValue>;
     #[wasm_bindgen(js_name = withArguments, catch)]
     fn with_arguments(tool_call: &JsValue, args: &JsValue) -> Result<JsValue, JsValue>;
     /// Calls `beforeToolCall` and settles `slot` with the call's immediate
@@ -136,12 +137,6 @@ fn error_result_of(error: &JsValue) -> Result<JsValue, JsValue> {
     Ok(events::error_tool_result(&errors::err_text(error)?))
 }
 
-/// `tools.find(t => t.name === name)`, in one call.
-fn find_tool(tools: &JsValue, name: &JsValue) -> Result<Option<JsValue>, JsValue> {
-    let tool = find_tool_js(tools, name)?;
-    Ok((!tool.is_undefined()).then_some(tool))
-}
-
 async fn prepare_tool_call(
     context: &JsValue,
     assistant: &JsValue,
@@ -153,8 +148,9 @@ async fn prepare_tool_call(
     if is_aborted(signal) {
         return Ok(Preparation::Immediate(error_result(msg::OPERATION_ABORTED)));
     }
-    let name = view::field(tool_call, |c| c.name())?;
-    let Some(tool) = find_tool(tools, &name)? else {
+    let Some(tool) = tool_for(tools, tool_call)? else {
+        // The name is read again, as the reference's message reads it.
+        let name = view::field(tool_call, |c| c.name())?;
         let mut text = String::from("Tool ");
         text.push_str(&js_string(&name)?);
         text.push_str(" not found");

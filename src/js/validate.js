@@ -3,7 +3,7 @@
 // check, and the tool-argument helpers of validate.rs and convert.rs: arguments
 // that are plain JSON data are copied here and cross as JSON text.
 
-import { setKey } from "./values.js";
+import { isObjectLike, setKey } from "./values.js";
 
 export const hasLegacyTypeBoxKind = (schema) => Object.getOwnPropertySymbols(schema).includes(Symbol.for("TypeBox.Kind"));
 
@@ -30,6 +30,32 @@ export function isPlainObject(value) {
   return proto === Object.prototype || proto === null;
 }
 
+/** Schema object → its validator (validate.rs `make_validator`). */
+const VALIDATORS = new WeakMap();
+
+/**
+ * 1.4.0's `validateToolArguments(tool, toolCall)`: the arguments `execute` gets, or its error.
+ * `compile(schema, cacheable)` makes a schema's validator (validate.rs).
+ */
+export function validateToolArguments(tool, toolCall, compile) {
+  const argumentsError = toolCall.argumentsError;
+  if (argumentsError) throw new Error('Invalid arguments for tool "' + String(tool.name) + '": ' + String(argumentsError));
+  const original = toolCall.arguments;
+  const schema = tool.parameters;
+  let validate;
+  if (isObjectLike(schema)) {
+    validate = VALIDATORS.get(schema);
+    if (validate === undefined) VALIDATORS.set(schema, (validate = compile(schema, true)));
+  } else validate = compile(schema, false);
+  try {
+    return validateArguments(validate, original);
+  } catch (lines) {
+    if (!Array.isArray(lines)) throw lines;
+    const head = 'Validation failed for tool "' + String(tool.name) + '":\n' + lines.join("\n");
+    throw new Error(head + "\n\nReceived arguments:\n" + String(JSON.stringify(original, null, 2)));
+  }
+}
+
 /**
  * `validate(args, json)`, the validator of validate.rs, on a tool call's arguments. Plain JSON
  * data (what a model's stream produces) is copied here in one pass and handed over as the copy's
@@ -38,7 +64,7 @@ export function isPlainObject(value) {
  * `-0`, `NaN`, a lone surrogate, a getter that throws...) goes to the validator as is, which
  * copies it as 1.4.0 does.
  */
-export function validateArguments(validate, args) {
+function validateArguments(validate, args) {
   let copy;
   try {
     copy = plainCopy(args, 0);

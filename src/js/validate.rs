@@ -1,24 +1,23 @@
-//! `validateToolArguments` at the boundary: the live schema object is
-//! read once per schema (TypeBox marks kinds with hidden keys that a JSON copy
-//! would lose), compiled in Rust, and cached; arguments are copied once per call.
-//! Arguments that are plain JSON data, what a model's stream produces, are
-//! copied in JS and cross as their JSON text (validate.js `validateArguments`):
-//! one string instead of a call per member each way.
+//! `validateToolArguments` at the boundary, in one call per tool call
+//! (validate.js `validateToolArguments`, which also words its errors): the live
+//! schema object is read once per schema (TypeBox marks kinds with hidden keys
+//! that a JSON copy would lose), compiled in Rust, and cached; arguments are
+//! copied once per call. Arguments that are plain JSON data, what a model's
+//! stream produces, are copied in JS and cross as their JSON text: one string
+//! instead of a call per member each way.
 //!
-//! The cache maps each schema object to a JS function that owns its compiled
+//! The cache (in validate.js) maps each schema object to a JS function that owns its compiled
 //! validator. The map is a `WeakMap` and the package is built with wasm-bindgen's
 //! weak references, so a schema that is no longer used (an app that re-creates its
 //! tools on every render) frees its validator with it.
 
 use crate::prelude::*;
-use js_sys::{Array, Function, WeakMap};
+use js_sys::{Array, Function};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{to_js, to_value, to_value_exotic};
 use super::errors;
-use super::values::{self, js_string};
-use super::view::{self, view};
 use crate::json::partial::PartialJson;
 use crate::json::schema::{CompiledSchema, Host, SchemaError};
 use crate::json::Value;
@@ -30,8 +29,12 @@ const UNCOERCIBLE: &str = "Tool arguments hold values JSON cannot carry (undefin
 pub const HIDDEN_SCHEMA_KEYS: &[&str] = &["~kind", "~optional", "~readonly"];
 
 crate::local::local! {
-    /// Schema object → its validator function.
-    static CACHE: WeakMap = WeakMap::new();
+    /// `compile(schema, cacheable)` for validate.js: the schema's validator function.
+    static COMPILER: Function = Closure::<dyn Fn(JsValue, bool) -> Result<JsValue, JsValue>>::new(
+        |schema: JsValue, cacheable: bool| compile(&schema, cacheable).map(JsValue::from),
+    )
+    .into_js_value()
+    .unchecked_into();
 }
 
 #[wasm_bindgen(module = "/src/js/validate.js")]
@@ -49,9 +52,13 @@ extern "C" {
     fn string_to_number(text: &str) -> f64;
     #[wasm_bindgen(js_name = urlCanParse)]
     fn url_can_parse(url: &str, base: Option<&str>) -> bool;
-    /// Runs `validator` on `args` (see validate.js).
-    #[wasm_bindgen(js_name = validateArguments, catch)]
-    fn validate_arguments(validator: &Function, args: &JsValue) -> Result<JsValue, JsValue>;
+    /// `validateToolArguments` of a tool call (see validate.js).
+    #[wasm_bindgen(js_name = validateToolArguments, catch)]
+    fn validate_tool_arguments_js(
+        tool: &JsValue,
+        tool_call: &JsValue,
+        compile: &Function,
+    ) -> Result<JsValue, JsValue>;
 }
 
 /// The validator's [`Host`]: the JavaScript engine's own `RegExp`, `String(n)`,
@@ -139,61 +146,18 @@ fn parse_json(text: &str) -> Option<Value> {
     p.is_complete().then(|| p.to_value())
 }
 
-fn validator(schema: &JsValue) -> Result<Function, JsValue> {
-    let cacheable = view::is_object(schema);
-    if cacheable {
-        let hit = CACHE.with(|c| c.get(schema.unchecked_ref()));
-        if let Some(f) = hit.dyn_ref::<Function>() {
-            return Ok(f.clone());
-        }
-    }
+/// The validator of `schema`, read and compiled (validate.js caches it per
+/// schema object, `cacheable`).
+fn compile(schema: &JsValue, cacheable: bool) -> Result<Function, JsValue> {
     let value = to_value(schema, HIDDEN_SCHEMA_KEYS).map_err(|e| errors::error(&e.message()))?;
     let compiled = CompiledSchema::compile_with(&value, &JsHost)
         .map_err(|SchemaError::Compile(m)| errors::error(&m))?;
     let legacy = cacheable && has_legacy_kind(schema)?;
-    let f = make_validator(compiled, legacy);
-    if cacheable {
-        CACHE.with(|c| c.set(schema.unchecked_ref(), &f));
-    }
-    Ok(f)
+    Ok(make_validator(compiled, legacy))
 }
 
-/// Returns the validated (coerced, cloned) arguments, or throws the reference's error.
+/// Returns the validated (coerced, cloned) arguments, or throws the reference's
+/// error: one call (validate.js), which calls a validator made here.
 pub fn validate_tool_arguments(tool: &JsValue, tool_call: &JsValue) -> Result<JsValue, JsValue> {
-    let name = || js_string(&view::field(tool, |t| t.name())?);
-    let arguments_error = view(tool_call).arguments_error()?;
-    if arguments_error.is_truthy() {
-        let mut text = String::from("Invalid arguments for tool \"");
-        text.push_str(&name()?);
-        text.push_str("\": ");
-        text.push_str(&js_string(&arguments_error)?);
-        return Err(errors::error(&text));
-    }
-    let original = view(tool_call).arguments()?;
-    let schema = view(tool).parameters()?;
-    let f = validator(&schema)?;
-    match validate_arguments(&f, &original) {
-        Ok(value) => Ok(value),
-        Err(lines) if Array::is_array(&lines) => {
-            let lines: Array = lines.unchecked_into();
-            let mut text = String::from("Validation failed for tool \"");
-            text.push_str(&name()?);
-            text.push_str("\":\n");
-            for (i, line) in lines.iter().enumerate() {
-                if i > 0 {
-                    text.push('\n');
-                }
-                text.push_str(&line.as_string().unwrap_or_default());
-            }
-            text.push_str("\n\nReceived arguments:\n");
-            let json = values::json_stringify(&original, 2)?;
-            text.push_str(
-                &json
-                    .as_string()
-                    .unwrap_or_else(|| String::from("undefined")),
-            );
-            Err(errors::error(&text))
-        }
-        Err(error) => Err(error),
-    }
+    COMPILER.with(|compile| validate_tool_arguments_js(tool, tool_call, compile))
 }
