@@ -18,9 +18,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{to_js, to_value, to_value_exotic};
 use super::errors;
-use crate::json::partial::PartialJson;
 use crate::json::schema::{CompiledSchema, Host, SchemaError};
-use crate::json::Value;
 
 /// The error of arguments that hold what JSON cannot carry and that the schema would coerce.
 const UNCOERCIBLE: &str = "Tool arguments hold values JSON cannot carry (undefined, a Date, Map, Set or typed array) where the schema would coerce them.";
@@ -99,19 +97,20 @@ fn make_validator(compiled: CompiledSchema, legacy: bool) -> Function {
         // keeps (a `Date`, a `Map`, `undefined`).
         // `Some` once the text (or the clone) is read: the data to compare the
         // coerced arguments with.
-        let (args, value, input, from_text) = match json.as_deref().and_then(parse_json) {
-            Some(value) => (JsValue::UNDEFINED, value.clone(), Some(value), true),
-            // Not plain JSON data (or text that did not parse, which JS never
-            // sends): whatever a walk of these arguments would read, they are
-            // copied first.
-            None => {
-                let args = clone_arguments(&args)?;
-                let (value, exotic) =
-                    to_value_exotic(&args).map_err(|e| errors::error(&e.message()))?;
-                let input = exotic.then(|| value.clone());
-                (args, value, input, false)
-            }
-        };
+        let (args, value, input, from_text) =
+            match json.as_deref().and_then(crate::json::text::parse) {
+                Some(value) => (JsValue::UNDEFINED, value.clone(), Some(value), true),
+                // Not plain JSON data (or text that did not parse, which JS never
+                // sends): whatever a walk of these arguments would read, they are
+                // copied first.
+                None => {
+                    let args = clone_arguments(&args)?;
+                    let (value, exotic) =
+                        to_value_exotic(&args).map_err(|e| errors::error(&e.message()))?;
+                    let input = exotic.then(|| value.clone());
+                    (args, value, input, false)
+                }
+            };
         match compiled.validate_arguments_with(value, legacy, &JsHost) {
             Ok(Ok(coerced)) => match input {
                 None => Ok(to_js(&coerced)),
@@ -136,14 +135,6 @@ fn make_validator(compiled: CompiledSchema, legacy: bool) -> Function {
     Closure::<dyn FnMut(JsValue, Option<String>) -> Result<JsValue, JsValue>>::new(validate)
         .into_js_value()
         .unchecked_into()
-}
-
-/// The value of complete JSON text, by the parser streamed arguments use
-/// (complete text reads as `JSON.parse` reads it).
-fn parse_json(text: &str) -> Option<Value> {
-    let mut p = PartialJson::new();
-    p.push(text);
-    p.is_complete().then(|| p.to_value())
 }
 
 /// The validator of `schema`, read and compiled (validate.js caches it per
