@@ -1,9 +1,12 @@
 // What a tool call's outcome means (src/agent_loop/tools.rs): the result of
 // `execute`, of a blocking `beforeToolCall`, of an `afterToolCall` override, the
-// hook contexts, `onUpdate`, and the lookups of a batch.
+// hook contexts, `onUpdate`, and the lookups of a batch. Each step of a call that
+// touches user code is one call from Rust: the look-up, the arguments'
+// preparation and validation, each hook, `execute`, the result message.
 
 import { isAborted, isObjectLike, isThenable, errText, mono } from "../js/values.js";
-import { evToolUpdate, errorToolResult } from "../js/events.js";
+import { evToolUpdate, errorToolResult, toolResultMessageOf } from "../js/events.js";
+import { validateToolArguments } from "../js/validate.js";
 import { callSettleUntilAbort, exposeRunContext, OPERATION_ABORTED } from "../js/glue.js";
 
 /**
@@ -47,7 +50,28 @@ function applyAfterToolCall(outcome, r) {
   return toolCallOutcome(outcome.toolCall, next, r.isError ?? outcome.isError, outcome.durationMs);
 }
 
-export const withArguments = (toolCall, args) => ({ ...toolCall, arguments: args });
+/**
+ * The arguments `execute` gets: `prepareArguments` (a call with the new arguments when it returns
+ * other ones), then validation (validate.js, with validate.rs's `compile`), or their error.
+ */
+export function checkedArguments(tool, toolCall, compile) {
+  const prepare = tool.prepareArguments;
+  let call = toolCall;
+  if (prepare != null) {
+    if (typeof prepare !== "function") throw new TypeError("tool.prepareArguments must be a function");
+    const original = toolCall.arguments;
+    const prepared = Reflect.apply(prepare, tool, [original]);
+    if (prepared !== original) call = { ...toolCall, arguments: prepared };
+  }
+  return validateToolArguments(tool, call, compile);
+}
+
+/** A call's tool-result message (events.js), appended to `messages` too. */
+export function resultMessageInto(outcome, messages) {
+  const message = toolResultMessageOf(outcome);
+  messages.push(message);
+  return message;
+}
 
 // The hooks and `execute` are each called, watched and their outcome read in one crossing
 // (glue.js `callSettleUntilAbort`): `slot` settles with what the call means for the tool call.
@@ -129,7 +153,7 @@ export const pendingUpdates = (gate) => (gate.pending.length > 0 ? gate.pending 
  * waits for the loop instead of being reported as unhandled. Late calls are
  * ignored, as in the reference.
  */
-export function updateGate(deliver, toolCall) {
+function updateGate(deliver, toolCall) {
   const gate = {
     open: true,
     pending: [],

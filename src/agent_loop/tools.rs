@@ -6,7 +6,7 @@
 //! without a result: as in 1.6.0, an aborted signal is checked before anything
 //! else and an abort no longer stops a batch half-way; a tool (or tool hook)
 //! that ignores the abort is abandoned with an `Operation aborted` result
-//! instead of being waited for (see `call::call_until_abort`); and when
+//! instead of being waited for (see glue.js `watchSettleUntilAbort`); and when
 //! delivering an event fails (a listener threw), the batch still finishes every
 //! call and emits every result message before the run fails.
 //!
@@ -61,8 +61,16 @@ extern "C" {
     /// The tool a call names (its `name` read once), if any.
     #[wasm_bindgen(js_name = toolFor, catch)]
     fn tool_for(tools: &JsValue, tool_call: &JsValue) -> Result<Option<JsValue>, JsValue>;
-    #[wasm_bindgen(js_name = withArguments, catch)]
-    fn with_arguments(tool_call: &JsValue, args: &JsValue) -> Result<JsValue, JsValue>;
+    /// `prepareArguments`, then `validateToolArguments` (see tools.js).
+    #[wasm_bindgen(js_name = checkedArguments, catch)]
+    fn checked_arguments_js(
+        tool: &JsValue,
+        tool_call: &JsValue,
+        compile: &Function,
+    ) -> Result<JsValue, JsValue>;
+    /// A call's tool-result message, also appended to `messages`.
+    #[wasm_bindgen(js_name = resultMessageInto, catch)]
+    fn result_message_into(outcome: &JsValue, messages: &Array) -> Result<JsValue, JsValue>;
     /// Calls `beforeToolCall` and settles `slot` with the call's immediate
     /// result, else `undefined` (see tools.js).
     #[wasm_bindgen(js_name = callBeforeToolCall, catch)]
@@ -181,22 +189,9 @@ async fn prepare_tool_call(
     })
 }
 
-/// `prepareArguments`, then validation: the arguments `execute` gets.
+/// `prepareArguments`, then validation: the arguments `execute` gets (one call).
 fn checked_arguments(tool_call: &JsValue, tool: &JsValue) -> Result<JsValue, JsValue> {
-    let prepare = call::optional_fn(view(tool).prepare_arguments()?, "tool.prepareArguments")?;
-    let prepared_call = match prepare {
-        None => tool_call.clone(),
-        Some(f) => {
-            let original = view(tool_call).arguments()?;
-            let p = f.call1(tool, &original)?;
-            if p == original {
-                tool_call.clone()
-            } else {
-                with_arguments(tool_call, &p)?
-            }
-        }
-    };
-    validate::validate_tool_arguments(tool, &prepared_call)
+    checked_arguments_js(tool, tool_call, &validate::compiler())
 }
 
 /// What `execute` produced, before `afterToolCall`.
@@ -209,8 +204,9 @@ struct Executed {
 
 /// Where `onUpdate` partial results go.
 pub enum UpdateSink {
-    /// The loop: each update becomes a `tool_execution_update` event.
-    Run(super::Sink),
+    /// The loop: each update becomes a `tool_execution_update` event, given to
+    /// this delivery function (the run sink's, made once per batch).
+    Run(JsValue),
     /// `runToolCall`'s `onUpdate` option, or nothing.
     Callback(Option<Function>),
 }
@@ -227,8 +223,8 @@ async fn execute_prepared(
     // settles. The gate lives in JS: no Rust closure per call. A tool that
     // ignores the abort is abandoned: its late result is dropped, its late
     // updates too (the gate is closed when the call settles).
-    let (deliver, event_call) = match &updates {
-        UpdateSink::Run(sink) => (JsValue::from(sink.deliver_fn()), tool_call.clone()),
+    let (deliver, event_call) = match updates {
+        UpdateSink::Run(deliver) => (deliver, tool_call.clone()),
         UpdateSink::Callback(f) => (
             f.as_ref().map(JsValue::from).unwrap_or(JsValue::UNDEFINED),
             JsValue::UNDEFINED,
@@ -304,7 +300,7 @@ async fn emit_result_messages(run: &Run, all: &[Finalized]) -> (Array, Option<Js
     let messages = Array::new();
     let mut first_error = None;
     for f in all {
-        let message = match events::tool_result_message_of(&f.0) {
+        let message = match result_message_into(&f.0, &messages) {
             Ok(m) => m,
             Err(e) => {
                 first_error.get_or_insert(e);
@@ -317,7 +313,6 @@ async fn emit_result_messages(run: &Run, all: &[Finalized]) -> (Array, Option<Js
         if let Err(e) = run.emit(events::ev_message_end(&message)).await {
             first_error.get_or_insert(e);
         }
-        messages.push(&message);
     }
     (messages, first_error)
 }
@@ -486,6 +481,12 @@ async fn batch(
             }
         }
     }
+    // One delivery function for the updates of every call that runs.
+    let deliver = &if recorded.iter().any(|r| matches!(r, Recorded::Ready { .. })) {
+        JsValue::from(run.sink.deliver_fn())
+    } else {
+        JsValue::UNDEFINED
+    };
     let outcomes = join_all(recorded.into_iter().map(|entry| async move {
         let (f, update_error) = match entry {
             Recorded::Ended(f) => return Ok((f, None)),
@@ -509,7 +510,7 @@ async fn batch(
                         &args,
                         hooks,
                         &run.signal,
-                        UpdateSink::Run(run.sink.clone()),
+                        UpdateSink::Run(deliver.clone()),
                     )
                     .await?
                 }

@@ -29,9 +29,6 @@ extern "C" {
     /// `{ content: [{ type: "text", text }], details: {} }`.
     #[wasm_bindgen(js_name = errorToolResult)]
     pub(crate) fn error_tool_result(text: &JsValue) -> JsValue;
-    /// The tool-result message of a tool call's outcome.
-    #[wasm_bindgen(js_name = toolResultMessageOf, catch)]
-    pub(crate) fn tool_result_message_of(outcome: &JsValue) -> Result<JsValue, JsValue>;
     /// The assistant message a failed request or run ends with.
     #[wasm_bindgen(js_name = failureMessage, catch)]
     pub(crate) fn failure_message(

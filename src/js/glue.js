@@ -162,27 +162,52 @@ export function watchSettleUntilAbort(value, slot, signal, rejectWhenAbandoned, 
   if (!isThenable(value)) return false;
   // May throw (a `then` getter): before anything can settle the slot.
   const pending = Promise.resolve(value);
-  let open = true;
-  let waiting;
-  const settle = (ok, v) => {
-    if (!open) return;
-    open = false;
-    waiting?.delete(onAbort);
-    if (outcome === undefined) settler(slot, ok, v);
-    else settleWith(slot, outcome, ok, v);
-  };
+  const watch = new Watch(slot, rejectWhenAbandoned, outcome);
+  // Called after the abort: a macrotask after the call (its own zero-delay timers come first).
+  if (isAborted(signal)) setTimeout(() => watch.abandon(), 0);
+  // Anything but an `AbortSignal`-like object (a loop run without a signal) is never aborted.
+  else if (typeof signal?.addEventListener === "function") watch.waiting = abortWaiters(signal).add(watch);
+  follow(pending, watch);
+  return true;
+}
+
+/** One watched call: settles its slot once, on its outcome or its abandonment. */
+class Watch {
+  constructor(slot, rejectWhenAbandoned, outcome) {
+    this.slot = slot;
+    this.rejectWhenAbandoned = rejectWhenAbandoned;
+    this.outcome = outcome;
+    this.open = true;
+    /** The abort waiters it is in, if any. */
+    this.waiting = undefined;
+  }
+  settle(ok, v) {
+    if (!this.open) return;
+    this.open = false;
+    this.waiting?.delete(this);
+    if (this.outcome === undefined) settler(this.slot, ok, v);
+    else settleWith(this.slot, this.outcome, ok, v);
+  }
   // A call reads as one that rejected on the abort; a stream read as `undefined` (its reader
   // keeps the partial message).
-  const onAbort = () => (rejectWhenAbandoned ? settle(false, new Error(OPERATION_ABORTED)) : settle(true, undefined));
-  // Called after the abort: a macrotask after the call (its own zero-delay timers come first).
-  if (isAborted(signal)) setTimeout(onAbort, 0);
-  // Anything but an `AbortSignal`-like object (a loop run without a signal) is never aborted.
-  else if (typeof signal?.addEventListener === "function") waiting = abortWaiters(signal).add(onAbort);
-  pending.then(
-    (v) => settle(true, v),
-    (e) => settle(false, e),
-  );
-  return true;
+  abandon() {
+    if (this.rejectWhenAbandoned) this.settle(false, new Error(OPERATION_ABORTED));
+    else this.settle(true, undefined);
+  }
+}
+
+// An `await` of a native promise reacts in the same microtask as a `then` on it, without its two
+// callbacks and derived promise; what it settles to after an abandonment is dropped (`settle`).
+async function follow(pending, watch) {
+  let ok = true;
+  let v;
+  try {
+    v = await pending;
+  } catch (error) {
+    ok = false;
+    v = error;
+  }
+  watch.settle(ok, v);
 }
 
 /** Settles `slot` with `outcome(ok, value)`, or as a failure with what `outcome` throws. */
@@ -226,7 +251,7 @@ function abortWaiters(signal) {
     waiting = new Set();
     ABORT_WAITERS.set(signal, waiting);
     const all = waiting;
-    const abandon = () => all.forEach((f) => f());
+    const abandon = () => all.forEach((watch) => watch.abandon());
     signal.addEventListener("abort", () => setTimeout(() => setTimeout(abandon, 0), 0), { once: true });
   }
   return waiting;

@@ -50,13 +50,6 @@ extern "C" {
     fn string_to_number(text: &str) -> f64;
     #[wasm_bindgen(js_name = urlCanParse)]
     fn url_can_parse(url: &str, base: Option<&str>) -> bool;
-    /// `validateToolArguments` of a tool call (see validate.js).
-    #[wasm_bindgen(js_name = validateToolArguments, catch)]
-    fn validate_tool_arguments_js(
-        tool: &JsValue,
-        tool_call: &JsValue,
-        compile: &Function,
-    ) -> Result<JsValue, JsValue>;
 }
 
 /// The validator's [`Host`]: the JavaScript engine's own `RegExp`, `String(n)`,
@@ -147,8 +140,9 @@ fn compile(schema: &JsValue, cacheable: bool) -> Result<Function, JsValue> {
     Ok(make_validator(compiled, legacy))
 }
 
-/// Returns the validated (coerced, cloned) arguments, or throws the reference's
-/// error: one call (validate.js), which calls a validator made here.
-pub fn validate_tool_arguments(tool: &JsValue, tool_call: &JsValue) -> Result<JsValue, JsValue> {
-    COMPILER.with(|compile| validate_tool_arguments_js(tool, tool_call, compile))
+/// `compile(schema, cacheable)` for validate.js `validateToolArguments`, which
+/// returns the validated (coerced, cloned) arguments or throws the reference's
+/// error, in the same call as the rest of a tool call's preparation (tools.js).
+pub fn compiler() -> Function {
+    COMPILER.with(Function::clone)
 }
