@@ -167,11 +167,14 @@ export function watchSettleUntilAbort(value, slot, signal, rejectWhenAbandoned, 
   if (isAborted(signal)) setTimeout(() => watch.abandon(), 0);
   // Anything but an `AbortSignal`-like object (a loop run without a signal) is never aborted.
   else if (typeof signal?.addEventListener === "function") watch.waiting = abortWaiters(signal).add(watch);
-  follow(pending, watch);
+  pending.then(
+    (v) => watch.settle(true, v),
+    (e) => watch.settle(false, e),
+  );
   return true;
 }
 
-/** One watched call: settles its slot once, on its outcome or its abandonment. */
+/** One watched call: settles its slot once, on its outcome or its abandonment (its state in one object, not in closures). */
 class Watch {
   constructor(slot, rejectWhenAbandoned, outcome) {
     this.slot = slot;
@@ -194,20 +197,6 @@ class Watch {
     if (this.rejectWhenAbandoned) this.settle(false, new Error(OPERATION_ABORTED));
     else this.settle(true, undefined);
   }
-}
-
-// An `await` of a native promise reacts in the same microtask as a `then` on it, without its two
-// callbacks and derived promise; what it settles to after an abandonment is dropped (`settle`).
-async function follow(pending, watch) {
-  let ok = true;
-  let v;
-  try {
-    v = await pending;
-  } catch (error) {
-    ok = false;
-    v = error;
-  }
-  watch.settle(ok, v);
 }
 
 /** Settles `slot` with `outcome(ok, value)`, or as a failure with what `outcome` throws. */
