@@ -2,205 +2,133 @@
 //! cross from JavaScript as their `JSON.stringify` text (one string instead of a
 //! call per member, see src/js/validate.js `validateArguments`).
 //!
-//! Strict JSON only (`JSON.parse` would accept it); `None` for anything else,
-//! and for text nested deeper than [`MAX_DEPTH`] (JavaScript hands over
-//! nothing that deep). Numbers round as `JSON.parse` rounds them.
+//! Strict JSON only (`JSON.parse` would accept it), with the SSE reader's token
+//! scanner; `None` for anything else, for text nested deeper than [`MAX_DEPTH`]
+//! (JavaScript hands over nothing that deep) and for escaped lone surrogates,
+//! which a `String` cannot hold. Numbers round as `JSON.parse` rounds them.
 
 use super::num::parse_f64;
 use super::value::{Map, Value};
 use crate::prelude::*;
+use crate::sse::Scanner;
 
 /// Deeper nesting is refused rather than risking the stack.
 const MAX_DEPTH: u32 = 300;
 
 /// The one JSON value `text` holds, blanks around it allowed.
 pub fn parse(text: &str) -> Option<Value> {
-    let mut p = Parser {
-        text,
-        b: text.as_bytes(),
+    let mut s = Scanner {
+        s: text.as_bytes(),
         i: 0,
     };
-    let v = p.value(0)?;
-    p.blanks();
-    (p.i == p.b.len()).then_some(v)
+    let v = value(&mut s, 0)?;
+    s.ws();
+    (s.i == s.s.len()).then_some(v)
 }
 
-struct Parser<'a> {
-    text: &'a str,
-    b: &'a [u8],
-    i: usize,
+/// A string's contents, after its opening quote.
+fn string(s: &mut Scanner<'_>) -> Option<String> {
+    let mut out = Vec::new();
+    s.string(&mut out)?;
+    String::from_utf8(out).ok()
 }
 
-impl Parser<'_> {
-    fn peek(&self) -> Option<u8> {
-        self.b.get(self.i).copied()
+/// `c`, then either `close` (true) or a `,` (false).
+fn next(s: &mut Scanner<'_>, close: u8) -> Option<bool> {
+    s.ws();
+    let c = s.peek()?;
+    s.i += 1;
+    match c {
+        b',' => Some(false),
+        _ if c == close => Some(true),
+        _ => None,
     }
+}
 
-    fn blanks(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.i += 1;
-        }
+fn value(s: &mut Scanner<'_>, depth: u32) -> Option<Value> {
+    if depth > MAX_DEPTH {
+        return None;
     }
-
-    fn eat(&mut self, c: u8) -> Option<()> {
-        self.blanks();
-        (self.peek()? == c).then(|| self.i += 1)
-    }
-
-    fn literal(&mut self, word: &[u8], v: Value) -> Option<Value> {
-        let end = self.i + word.len();
-        (self.b.get(self.i..end)? == word).then(|| {
-            self.i = end;
-            v
-        })
-    }
-
-    fn value(&mut self, depth: u32) -> Option<Value> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        self.blanks();
-        match self.peek()? {
-            b'{' => {
-                self.i += 1;
-                let mut map = Map::new();
-                self.blanks();
-                if self.peek()? == b'}' {
-                    self.i += 1;
-                    return Some(Value::Object(map));
-                }
+    s.ws();
+    let c = s.peek()?;
+    match c {
+        b'{' | b'[' => {
+            s.i += 1;
+            let close = if c == b'{' { b'}' } else { b']' };
+            let mut map = Map::new();
+            let mut items = Vec::new();
+            s.ws();
+            if s.peek()? == close {
+                s.i += 1;
+            } else {
                 loop {
-                    self.blanks();
-                    let key = self.string()?;
-                    self.eat(b':')?;
-                    let v = self.value(depth + 1)?;
-                    map.insert(key, v);
-                    self.blanks();
-                    match self.peek()? {
-                        b',' => self.i += 1,
-                        b'}' => {
-                            self.i += 1;
-                            return Some(Value::Object(map));
-                        }
-                        _ => return None,
+                    if c == b'{' {
+                        s.eat(b'"')?;
+                        let key = string(s)?;
+                        s.eat(b':')?;
+                        map.insert(key, value(s, depth + 1)?);
+                    } else {
+                        items.push(value(s, depth + 1)?);
+                    }
+                    if next(s, close)? {
+                        break;
                     }
                 }
             }
-            b'[' => {
-                self.i += 1;
-                let mut items = Vec::new();
-                self.blanks();
-                if self.peek()? == b']' {
-                    self.i += 1;
-                    return Some(Value::Array(items));
-                }
-                loop {
-                    items.push(self.value(depth + 1)?);
-                    self.blanks();
-                    match self.peek()? {
-                        b',' => self.i += 1,
-                        b']' => {
-                            self.i += 1;
-                            return Some(Value::Array(items));
-                        }
-                        _ => return None,
-                    }
-                }
-            }
-            b'"' => self.string().map(Value::String),
-            b't' => self.literal(b"true", Value::Bool(true)),
-            b'f' => self.literal(b"false", Value::Bool(false)),
-            b'n' => self.literal(b"null", Value::Null),
-            _ => self.number(),
+            Some(if c == b'{' {
+                Value::Object(map)
+            } else {
+                Value::Array(items)
+            })
         }
+        b'"' => {
+            s.i += 1;
+            string(s).map(Value::String)
+        }
+        b't' => s.lit(b"true").then_some(Value::Bool(true)),
+        b'f' => s.lit(b"false").then_some(Value::Bool(false)),
+        b'n' => s.lit(b"null").then_some(Value::Null),
+        _ => number(s),
     }
+}
 
-    fn number(&mut self) -> Option<Value> {
-        let start = self.i;
-        if self.peek() == Some(b'-') {
-            self.i += 1;
-        }
-        // JSON's grammar: no leading zeros, digits on both sides of the point.
-        match self.peek()? {
-            b'0' => self.i += 1,
-            b'1'..=b'9' => self.digits(),
-            _ => return None,
-        }
-        if self.peek() == Some(b'.') {
-            self.i += 1;
-            self.digits1()?;
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            self.i += 1;
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.i += 1;
-            }
-            self.digits1()?;
-        }
-        parse_f64(self.text.get(start..self.i)?).map(Value::Number)
+/// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+fn number(s: &mut Scanner<'_>) -> Option<Value> {
+    let start = s.i;
+    if s.peek() == Some(b'-') {
+        s.i += 1;
     }
-
-    fn digits(&mut self) {
-        while matches!(self.peek(), Some(b'0'..=b'9')) {
-            self.i += 1;
-        }
+    let lead = s.peek()?;
+    if !lead.is_ascii_digit() || (lead == b'0' && digits(s) > 1) {
+        return None;
     }
-
-    fn digits1(&mut self) -> Option<()> {
-        let start = self.i;
-        self.digits();
-        (self.i > start).then_some(())
-    }
-
-    fn hex4(&mut self) -> Option<u32> {
-        let mut n = 0;
-        for _ in 0..4 {
-            n = n * 16 + char::from(self.peek()?).to_digit(16)?;
-            self.i += 1;
-        }
-        Some(n)
-    }
-
-    fn string(&mut self) -> Option<String> {
-        if self.peek()? != b'"' {
+    digits(s);
+    if s.peek() == Some(b'.') {
+        s.i += 1;
+        if digits(s) == 0 {
             return None;
         }
-        self.i += 1;
-        let mut out = String::new();
-        loop {
-            let start = self.i;
-            while !matches!(self.peek()?, b'"' | b'\\' | 0..=0x1f) {
-                self.i += 1;
-            }
-            // The run stops only at ASCII bytes: whole characters.
-            out.push_str(self.text.get(start..self.i)?);
-            let c = self.peek()?;
-            self.i += 1;
-            match c {
-                b'"' => return Some(out),
-                b'\\' => {}
-                _ => return None,
-            }
-            let e = self.peek()?;
-            self.i += 1;
-            let ch = match e {
-                b'"' => '"',
-                b'\\' => '\\',
-                b'/' => '/',
-                b'b' => '\u{8}',
-                b'f' => '\u{c}',
-                b'n' => '\n',
-                b'r' => '\r',
-                b't' => '\t',
-                // `JSON.stringify` escapes control characters this way (and lone
-                // surrogates, which JS does not send): an escaped surrogate,
-                // even of a pair, is refused.
-                b'u' => char::from_u32(self.hex4()?)?,
-                _ => return None,
-            };
-            out.push(ch);
+    }
+    if matches!(s.peek(), Some(b'e' | b'E')) {
+        s.i += 1;
+        if matches!(s.peek(), Some(b'+' | b'-')) {
+            s.i += 1;
+        }
+        if digits(s) == 0 {
+            return None;
         }
     }
+    let text = core::str::from_utf8(s.s.get(start..s.i)?).ok()?;
+    parse_f64(text).map(Value::Number)
+}
+
+/// Skips digits; how many.
+fn digits(s: &mut Scanner<'_>) -> usize {
+    let start = s.i;
+    while matches!(s.peek(), Some(b'0'..=b'9')) {
+        s.i += 1;
+    }
+    s.i - start
 }
 
 #[cfg(test)]
@@ -237,11 +165,17 @@ mod tests {
             ]))
         );
         assert_eq!(
-            parse(" [ 1 , -0.5e-3 ] "),
+            parse(" [ 1 , -0.5e-3, 0, 10 ] "),
             Some(Value::Array(vec![
                 Value::Number(1.0),
-                Value::Number(-0.0005)
+                Value::Number(-0.0005),
+                Value::Number(0.0),
+                Value::Number(10.0)
             ]))
+        );
+        assert_eq!(
+            parse(r#""\ud83d\ude00""#),
+            Some(Value::String(String::from("😀")))
         );
         assert_eq!(parse("1e400"), Some(Value::Number(f64::INFINITY)));
         assert_eq!(parse("0.1"), Some(Value::Number(0.1)));
@@ -253,9 +187,12 @@ mod tests {
             "",
             "{",
             "[1,]",
+            "[,1]",
             "{\"a\"}",
             "{\"a\":1,}",
+            "{1:1}",
             "01",
+            "-01",
             "1.",
             ".5",
             "+1",
@@ -268,10 +205,11 @@ mod tests {
             "\"\u{1}\"",
             r#""\ud83d""#,
             r#""\ude00""#,
-            r#""\ud83d\ude00""#,
             "[1] 2",
             "NaN",
             "{a:1}",
+            "[1}",
+            "{\"a\":1]",
         ] {
             assert_eq!(parse(bad), None, "{bad:?}");
         }
