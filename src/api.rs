@@ -191,6 +191,7 @@ pub fn run_tool_call(
             before: before.as_ref(),
             after: after.as_ref(),
         };
+        // The outcome object is the pipeline's own, which nothing edits once it is made.
         let f = tools::run_tool_call(
             &tool_call,
             &o.tools(),
@@ -201,11 +202,6 @@ pub fn run_tool_call(
             &hooks,
         )
         .await?;
-        Ok(tools::tool_call_outcome(
-            &f.tool_call,
-            &f.result,
-            &f.is_error,
-            f.duration_ms,
-        ))
+        Ok(f.0)
     }))
 }

@@ -18,16 +18,6 @@ pub fn fract(x: f64) -> f64 {
     x - trunc(x)
 }
 
-/// `x.round()`: half-way cases away from zero.
-pub fn round(x: f64) -> f64 {
-    let t = trunc(x);
-    if (x - t).abs() >= 0.5 {
-        t + 1f64.copysign(x)
-    } else {
-        t
-    }
-}
-
 /// `x.powi(n)`, by the same repeated squaring as the wasm build's
 /// `__powidf2` (compiler-builtins), so results do not change.
 pub fn powi(mut x: f64, n: i32) -> f64 {
@@ -91,7 +81,6 @@ mod tests {
         for &x in SAMPLES {
             assert!(same(trunc(x), x.trunc()), "trunc {x}");
             assert!(same(fract(x), x.fract()), "fract {x}");
-            assert!(same(round(x), x.round()), "round {x}");
         }
         for n in -330..=330 {
             let (p, want) = (powi(10.0, n), 10f64.powi(n));

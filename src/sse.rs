@@ -301,9 +301,10 @@ fn find_what(hay: &[u8], what: u8) -> Option<usize> {
     None
 }
 
-struct Scanner<'a> {
-    s: &'a [u8],
-    i: usize,
+/// A reader of JSON tokens over bytes (also json::text's).
+pub(crate) struct Scanner<'a> {
+    pub(crate) s: &'a [u8],
+    pub(crate) i: usize,
 }
 
 // The release build optimises for size, which would leave the per-byte helpers
@@ -311,20 +312,20 @@ struct Scanner<'a> {
 // once per token stay single functions.
 impl<'a> Scanner<'a> {
     #[inline(always)]
-    fn peek(&self) -> Option<u8> {
+    pub(crate) fn peek(&self) -> Option<u8> {
         self.s.get(self.i).copied()
     }
 
     // Per token, not per byte (like `eat` and `lit`): one copy serves all callers.
     #[inline(never)]
-    fn ws(&mut self) {
+    pub(crate) fn ws(&mut self) {
         while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.i += 1;
         }
     }
 
     #[inline(never)]
-    fn eat(&mut self, b: u8) -> Option<()> {
+    pub(crate) fn eat(&mut self, b: u8) -> Option<()> {
         self.ws();
         (self.peek()? == b).then(|| self.i += 1)
     }
@@ -414,7 +415,7 @@ impl<'a> Scanner<'a> {
     /// Consumes `lit` if the text continues with it.
     // Called a dozen times per line shape, once per key: a call each keeps one copy.
     #[inline(never)]
-    fn lit(&mut self, lit: &[u8]) -> bool {
+    pub(crate) fn lit(&mut self, lit: &[u8]) -> bool {
         if let Some(b) = self.s.get(self.i..self.i + lit.len()) {
             if same(b, lit) {
                 self.i += lit.len();
@@ -444,7 +445,7 @@ impl<'a> Scanner<'a> {
 
     /// The rest of a JSON string (after its opening quote), decoded onto `out`; returns
     /// its length in UTF-16 code units.
-    fn string(&mut self, out: &mut Vec<u8>) -> Option<usize> {
+    pub(crate) fn string(&mut self, out: &mut Vec<u8>) -> Option<usize> {
         let mut units = 0;
         loop {
             let run = self.i;

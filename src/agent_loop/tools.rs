@@ -6,7 +6,7 @@
 //! without a result: as in 1.6.0, an aborted signal is checked before anything
 //! else and an abort no longer stops a batch half-way; a tool (or tool hook)
 //! that ignores the abort is abandoned with an `Operation aborted` result
-//! instead of being waited for (see `call::call_until_abort`); and when
+//! instead of being waited for (see glue.js `watchSettleUntilAbort`); and when
 //! delivering an event fails (a listener threw), the batch still finishes every
 //! call and emits every result message before the run fails.
 //!
@@ -23,9 +23,9 @@ use super::{is_aborted, Run};
 use crate::js::call;
 use crate::js::errors::{self, msg};
 use crate::js::events;
-use crate::js::settle::Done;
+use crate::js::settle::{settle_from, Done};
 use crate::js::validate;
-use crate::js::values::{self, js_string};
+use crate::js::values::js_string;
 use crate::js::view::{self, view};
 
 /// The tool-result messages of one batch and whether they end the inner loop.
@@ -34,14 +34,11 @@ pub struct Batch {
     pub terminate: bool,
 }
 
-/// A call's outcome: the result object, its error flag (whatever value
-/// `afterToolCall` gave, as in the reference), and `durationMs` when it ran.
-pub struct Finalized {
-    pub tool_call: JsValue,
-    pub result: JsValue,
-    pub is_error: JsValue,
-    pub duration_ms: Option<f64>,
-}
+/// A call's outcome, `runToolCall`'s outcome object (tools.js `toolCallOutcome`):
+/// its tool call, result object, error flag (whatever value `afterToolCall` gave,
+/// as in the reference) and `durationMs` when it ran. Built and read in JS: the
+/// hooks, the events and the result message take it whole.
+pub struct Finalized(pub JsValue);
 
 enum Preparation {
     Immediate(JsValue),
@@ -61,58 +58,71 @@ pub struct ToolHooks<'a> {
 
 #[wasm_bindgen(module = "/src/agent_loop/tools.js")]
 extern "C" {
-    /// A tool's `onUpdate` and what its deliveries left to await (see tools.js).
-    #[wasm_bindgen(js_name = updateGate)]
-    fn update_gate(deliver: &JsValue, tool_call: &JsValue) -> UpdateGate;
-    type UpdateGate;
-    #[wasm_bindgen(method, setter)]
-    fn set_open(this: &UpdateGate, open: bool);
-    #[wasm_bindgen(method, getter)]
-    fn pending(this: &UpdateGate) -> Array;
-    #[wasm_bindgen(method, getter, js_name = onUpdate)]
-    fn on_update(this: &UpdateGate) -> JsValue;
-    #[wasm_bindgen(js_name = findTool, catch)]
-    fn find_tool_js(tools: &JsValue, name: &JsValue) -> Result<JsValue, JsValue>;
-    /// The error result of a `beforeToolCall` outcome that blocks the call,
-    /// else `undefined`.
-    #[wasm_bindgen(js_name = blockedResult, catch)]
-    fn blocked_result(outcome: &JsValue) -> Result<JsValue, JsValue>;
-    /// `[result, isError]` of what `execute` returned (`ok`) or threw.
-    #[wasm_bindgen(js_name = executedResult, catch)]
-    fn executed_result(ok: bool, value: &JsValue) -> Result<Array, JsValue>;
-    /// An `afterToolCall` override applied field by field: `[result, isError]`.
-    #[wasm_bindgen(js_name = applyAfterToolCall, catch)]
-    fn apply_after_tool_call(
-        result: &JsValue,
-        is_error: &JsValue,
-        r: &JsValue,
-    ) -> Result<Array, JsValue>;
-    #[wasm_bindgen(js_name = withArguments, catch)]
-    fn with_arguments(tool_call: &JsValue, args: &JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = beforeContext)]
-    fn before_context(
+    /// The tool a call names (its `name` read once), if any.
+    #[wasm_bindgen(js_name = toolFor, catch)]
+    fn tool_for(tools: &JsValue, tool_call: &JsValue) -> Result<Option<JsValue>, JsValue>;
+    /// `prepareArguments`, then `validateToolArguments` (see tools.js).
+    #[wasm_bindgen(js_name = checkedArguments, catch)]
+    fn checked_arguments_js(
+        tool: &JsValue,
+        tool_call: &JsValue,
+        compile: &Function,
+    ) -> Result<JsValue, JsValue>;
+    /// A call's tool-result message, also appended to `messages`.
+    #[wasm_bindgen(js_name = resultMessageInto, catch)]
+    fn result_message_into(outcome: &JsValue, messages: &Array) -> Result<JsValue, JsValue>;
+    /// Calls `beforeToolCall` and settles `slot` with the call's immediate
+    /// result, else `undefined` (see tools.js).
+    #[wasm_bindgen(js_name = callBeforeToolCall, catch)]
+    #[allow(clippy::too_many_arguments)]
+    fn call_before_tool_call(
+        hook: &Function,
+        config: &JsValue,
         assistant: &JsValue,
         tool_call: &JsValue,
         args: &JsValue,
         context: &JsValue,
-    ) -> JsValue;
-    #[wasm_bindgen(js_name = afterContext)]
-    fn after_context(
+        signal: &JsValue,
+        slot: u32,
+    ) -> Result<(), JsValue>;
+    /// Calls `afterToolCall` on an outcome and settles `slot` with the final one.
+    #[wasm_bindgen(js_name = callAfterToolCall, catch)]
+    #[allow(clippy::too_many_arguments)]
+    fn call_after_tool_call(
+        hook: &Function,
+        config: &JsValue,
         assistant: &JsValue,
+        outcome: &JsValue,
+        args: &JsValue,
+        context: &JsValue,
+        signal: &JsValue,
+        slot: u32,
+    ) -> Result<(), JsValue>;
+    /// Calls the tool's `execute` and settles `slot` with its timed outcome;
+    /// returns its `onUpdate` gate.
+    #[wasm_bindgen(js_name = callExecute, catch)]
+    #[allow(clippy::too_many_arguments)]
+    fn call_execute(
+        tool: &JsValue,
         tool_call: &JsValue,
         args: &JsValue,
-        result: &JsValue,
-        is_error: &JsValue,
-        context: &JsValue,
-    ) -> JsValue;
+        signal: &JsValue,
+        deliver: &JsValue,
+        event_call: &JsValue,
+        slot: u32,
+    ) -> Result<JsValue, JsValue>;
+    /// What a closed gate's update deliveries left to await, if anything.
+    #[wasm_bindgen(js_name = pendingUpdates)]
+    fn pending_updates(gate: &JsValue) -> Option<Array>;
+    #[wasm_bindgen(js_name = terminates, catch)]
+    fn result_terminates(outcome: &JsValue) -> Result<bool, JsValue>;
     /// Whether any called tool declares `executionMode: "sequential"`.
     #[wasm_bindgen(js_name = anySequential, catch)]
     fn any_sequential(tools: &JsValue, tool_calls: &JsValue) -> Result<bool, JsValue>;
     #[wasm_bindgen(js_name = toolCallsOf, catch)]
     fn tool_calls_js(message: &JsValue) -> Result<Array, JsValue>;
-    /// `runToolCall`'s outcome object.
     #[wasm_bindgen(js_name = toolCallOutcome)]
-    pub(crate) fn tool_call_outcome(
+    fn tool_call_outcome(
         tool_call: &JsValue,
         result: &JsValue,
         is_error: &JsValue,
@@ -135,12 +145,6 @@ fn error_result_of(error: &JsValue) -> Result<JsValue, JsValue> {
     Ok(events::error_tool_result(&errors::err_text(error)?))
 }
 
-/// `tools.find(t => t.name === name)`, in one call.
-fn find_tool(tools: &JsValue, name: &JsValue) -> Result<Option<JsValue>, JsValue> {
-    let tool = find_tool_js(tools, name)?;
-    Ok((!tool.is_undefined()).then_some(tool))
-}
-
 async fn prepare_tool_call(
     context: &JsValue,
     assistant: &JsValue,
@@ -152,66 +156,47 @@ async fn prepare_tool_call(
     if is_aborted(signal) {
         return Ok(Preparation::Immediate(error_result(msg::OPERATION_ABORTED)));
     }
-    let name = view::field(tool_call, |c| c.name())?;
-    let Some(tool) = find_tool(tools, &name)? else {
+    let Some(tool) = tool_for(tools, tool_call)? else {
+        // The name is read again, as the reference's message reads it.
+        let name = view::field(tool_call, |c| c.name())?;
         let mut text = String::from("Tool ");
         text.push_str(&js_string(&name)?);
         text.push_str(" not found");
         return Ok(Preparation::Immediate(error_result(&text)));
     };
-    match prepare_checked(context, assistant, tool_call, &tool, hooks, signal).await {
-        Ok(p) => Ok(p),
-        Err(error) => Ok(Preparation::Immediate(error_result_of(&error)?)),
-    }
-}
-
-async fn prepare_checked(
-    context: &JsValue,
-    assistant: &JsValue,
-    tool_call: &JsValue,
-    tool: &JsValue,
-    hooks: &ToolHooks<'_>,
-    signal: &JsValue,
-) -> Result<Preparation, JsValue> {
-    let prepare = call::optional_fn(view(tool).prepare_arguments()?, "tool.prepareArguments")?;
-    let prepared_call = match prepare {
-        None => tool_call.clone(),
-        Some(f) => {
-            let original = view(tool_call).arguments()?;
-            let p = f.call1(tool, &original)?;
-            if p == original {
-                tool_call.clone()
-            } else {
-                with_arguments(tool_call, &p)?
-            }
-        }
+    let args = match checked_arguments(tool_call, &tool) {
+        Ok(args) => args,
+        Err(error) => return Ok(Preparation::Immediate(error_result_of(&error)?)),
     };
-    let args = validate::validate_tool_arguments(tool, &prepared_call)?;
     if let Some(before) = hooks.before {
-        let ctx = before_context(assistant, tool_call, &args, context);
         // Once the run is aborted the call ends with `Operation aborted` whatever
         // the hook returns, so a hook that ignores the abort is not waited for.
-        let r = call::call_until_abort(before, hooks.this, &[&ctx, signal], signal).await?;
-        if is_aborted(signal) {
-            return Ok(Preparation::Immediate(error_result(msg::OPERATION_ABORTED)));
-        }
-        let blocked = blocked_result(&r)?;
-        if !blocked.is_undefined() {
-            return Ok(Preparation::Immediate(blocked));
+        let immediate = settle_from(|slot| {
+            call_before_tool_call(
+                before, hooks.this, assistant, tool_call, &args, context, signal, slot,
+            )
+            .map(|()| true)
+        })
+        .await?;
+        if !immediate.is_undefined() {
+            return Ok(Preparation::Immediate(immediate));
         }
     }
     Ok(Preparation::Prepared {
         tool_call: tool_call.clone(),
-        tool: tool.clone(),
+        tool,
         args,
     })
 }
 
+/// `prepareArguments`, then validation: the arguments `execute` gets (one call).
+fn checked_arguments(tool_call: &JsValue, tool: &JsValue) -> Result<JsValue, JsValue> {
+    checked_arguments_js(tool, tool_call, &validate::compiler())
+}
+
 /// What `execute` produced, before `afterToolCall`.
 struct Executed {
-    result: JsValue,
-    is_error: JsValue,
-    duration_ms: f64,
+    outcome: JsValue,
     /// The first failure of an update's sink (a listener that threw). The call
     /// still gets its result; the batch reports this error once every call has one.
     update_error: Option<JsValue>,
@@ -219,8 +204,9 @@ struct Executed {
 
 /// Where `onUpdate` partial results go.
 pub enum UpdateSink {
-    /// The loop: each update becomes a `tool_execution_update` event.
-    Run(super::Sink),
+    /// The loop: each update becomes a `tool_execution_update` event, given to
+    /// this delivery function (the run sink's, made once per batch).
+    Run(JsValue),
     /// `runToolCall`'s `onUpdate` option, or nothing.
     Callback(Option<Function>),
 }
@@ -234,50 +220,40 @@ async fn execute_prepared(
 ) -> Result<Executed, JsValue> {
     // Each accepted update is delivered at once (its event emitted synchronously,
     // as in the reference) and what is left of it is awaited after `execute`
-    // settles. The gate lives in JS: no Rust closure per call.
-    let gate = match &updates {
-        UpdateSink::Run(sink) => update_gate(&sink.deliver_fn(), tool_call),
-        UpdateSink::Callback(f) => {
-            let deliver = f.as_ref().map(JsValue::from).unwrap_or(JsValue::UNDEFINED);
-            update_gate(&deliver, &JsValue::UNDEFINED)
-        }
+    // settles. The gate lives in JS: no Rust closure per call. A tool that
+    // ignores the abort is abandoned: its late result is dropped, its late
+    // updates too (the gate is closed when the call settles).
+    let (deliver, event_call) = match updates {
+        UpdateSink::Run(deliver) => (deliver, tool_call.clone()),
+        UpdateSink::Callback(f) => (
+            f.as_ref().map(JsValue::from).unwrap_or(JsValue::UNDEFINED),
+            JsValue::UNDEFINED,
+        ),
     };
-    let on_update = gate.on_update();
-    let start = values::mono();
-    let outcome = match view(tool)
-        .execute()
-        .and_then(|f| call::optional_fn(f, "tool.execute"))
-    {
-        Ok(Some(execute)) => match view(tool_call).id() {
-            // A tool that ignores the abort is abandoned: its late result is
-            // dropped, its late updates too (the gate closes below).
-            Ok(id) => {
-                call::call_until_abort(&execute, tool, &[&id, args, signal, &on_update], signal)
-                    .await
-            }
-            Err(e) => Err(e),
-        },
-        Ok(None) => Err(errors::type_error("tool.execute is not a function")),
-        Err(e) => Err(e),
-    };
-    let duration_ms = crate::float::round(values::mono() - start);
-    gate.set_open(false);
+    let mut gate = None;
+    let settled = settle_from(|slot| {
+        gate = Some(call_execute(
+            tool,
+            tool_call,
+            args,
+            signal,
+            &deliver,
+            &event_call,
+            slot,
+        )?);
+        Ok(true)
+    })
+    .await;
     let mut update_error = None;
-    for w in gate.pending().iter() {
-        if let Err(e) = call::settle(w).await {
-            update_error.get_or_insert(e);
+    if let Some(pending) = gate.as_ref().and_then(pending_updates) {
+        for w in pending.iter() {
+            if let Err(e) = call::settle(w).await {
+                update_error.get_or_insert(e);
+            }
         }
     }
-    let (ok, value) = match outcome {
-        Ok(value) => (true, value),
-        Err(error) => (false, error),
-    };
-    let pair = executed_result(ok, &value)?;
-    let (result, is_error) = (pair.get(0), pair.get(1));
     Ok(Executed {
-        result,
-        is_error,
-        duration_ms,
+        outcome: settled?,
         update_error,
     })
 }
@@ -285,45 +261,26 @@ async fn execute_prepared(
 async fn finalize(
     context: &JsValue,
     assistant: &JsValue,
-    tool_call: &JsValue,
     args: &JsValue,
     executed: Executed,
     hooks: &ToolHooks<'_>,
     signal: &JsValue,
 ) -> Result<(Finalized, Option<JsValue>), JsValue> {
-    let mut result = executed.result;
-    let mut is_error = executed.is_error;
+    let mut outcome = executed.outcome;
     if let Some(after) = hooks.after {
-        let ctx = after_context(assistant, tool_call, args, &result, &is_error, context);
-        let merged = match call::call_until_abort(after, hooks.this, &[&ctx, signal], signal).await
-        {
-            Ok(r) if r.is_truthy() => apply_after_tool_call(&result, &is_error, &r).map(Some),
-            Ok(_) => Ok(None),
-            Err(error) => Err(error),
-        };
-        match merged {
-            Ok(Some(pair)) => {
-                result = pair.get(0);
-                is_error = pair.get(1);
-            }
-            Ok(None) => {}
-            Err(error) => {
-                result = error_result_of(&error)?;
-                is_error = JsValue::TRUE;
-            }
-        }
+        outcome = settle_from(|slot| {
+            call_after_tool_call(
+                after, hooks.this, assistant, &outcome, args, context, signal, slot,
+            )
+            .map(|()| true)
+        })
+        .await?;
     }
-    let finalized = Finalized {
-        tool_call: tool_call.clone(),
-        result,
-        is_error,
-        duration_ms: Some(executed.duration_ms),
-    };
-    Ok((finalized, executed.update_error))
+    Ok((Finalized(outcome), executed.update_error))
 }
 
 fn emit_end(run: &Run, f: &Finalized) -> Done {
-    match events::ev_tool_end_of(&f.tool_call, &f.result, &f.is_error, f.duration_ms) {
+    match events::ev_tool_end_of(&f.0) {
         Ok(event) => run.emit(event),
         Err(e) => Done::failed(e),
     }
@@ -343,12 +300,7 @@ async fn emit_result_messages(run: &Run, all: &[Finalized]) -> (Array, Option<Js
     let messages = Array::new();
     let mut first_error = None;
     for f in all {
-        let message = match events::tool_result_message(
-            &f.tool_call,
-            &f.result,
-            &f.is_error,
-            f.duration_ms,
-        ) {
+        let message = match result_message_into(&f.0, &messages) {
             Ok(m) => m,
             Err(e) => {
                 first_error.get_or_insert(e);
@@ -361,18 +313,12 @@ async fn emit_result_messages(run: &Run, all: &[Finalized]) -> (Array, Option<Js
         if let Err(e) = run.emit(events::ev_message_end(&message)).await {
             first_error.get_or_insert(e);
         }
-        messages.push(&message);
     }
     (messages, first_error)
 }
 
 fn immediate(tool_call: &JsValue, result: JsValue) -> Finalized {
-    Finalized {
-        tool_call: tool_call.clone(),
-        result,
-        is_error: JsValue::TRUE,
-        duration_ms: None,
-    }
+    Finalized(tool_call_outcome(tool_call, &result, &JsValue::TRUE, None))
 }
 
 fn terminates(all: &[Finalized]) -> Result<bool, JsValue> {
@@ -380,7 +326,7 @@ fn terminates(all: &[Finalized]) -> Result<bool, JsValue> {
         return Ok(false);
     }
     for f in all {
-        if view::field(&f.result, |r| r.terminate())? != JsValue::TRUE {
+        if !result_terminates(&f.0)? {
             return Ok(false);
         }
     }
@@ -471,7 +417,7 @@ async fn run_prepared(
     updates: UpdateSink,
 ) -> Result<(Finalized, Option<JsValue>), JsValue> {
     let executed = execute_prepared(tool_call, tool, args, signal, updates).await?;
-    finalize(context, assistant, tool_call, args, executed, hooks, signal).await
+    finalize(context, assistant, args, executed, hooks, signal).await
 }
 
 enum Recorded {
@@ -535,6 +481,12 @@ async fn batch(
             }
         }
     }
+    // One delivery function for the updates of every call that runs.
+    let deliver = &if recorded.iter().any(|r| matches!(r, Recorded::Ready { .. })) {
+        JsValue::from(run.sink.deliver_fn())
+    } else {
+        JsValue::UNDEFINED
+    };
     let outcomes = join_all(recorded.into_iter().map(|entry| async move {
         let (f, update_error) = match entry {
             Recorded::Ended(f) => return Ok((f, None)),
@@ -558,7 +510,7 @@ async fn batch(
                         &args,
                         hooks,
                         &run.signal,
-                        UpdateSink::Run(run.sink.clone()),
+                        UpdateSink::Run(deliver.clone()),
                     )
                     .await?
                 }

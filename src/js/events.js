@@ -36,7 +36,8 @@ export const evToolUpdate = (toolCallId, toolName, args, partialResult) => ({
 /** The start event of `toolCall` (its `id`, `name` and `arguments` read in this order). */
 export const evToolStartOf = (toolCall) => evToolStart(toolCall.id, toolCall.name, toolCall.arguments);
 
-export const evToolEndOf = (toolCall, result, isError, durationMs) =>
+/** The end event of a tool call's outcome (tools.js `toolCallOutcome`). */
+export const evToolEndOf = ({ toolCall, result, isError, durationMs }) =>
   evToolEnd(toolCall.id, toolCall.name, result, isError, durationMs);
 
 export function evToolEnd(toolCallId, toolName, result, isError, durationMs) {
@@ -62,6 +63,9 @@ export function toolResultMessage(toolCall, result, isError, durationMs) {
   message.timestamp = Date.now();
   return message;
 }
+
+/** The tool-result message of a tool call's outcome (tools.js `toolCallOutcome`). */
+export const toolResultMessageOf = ({ toolCall, result, isError, durationMs }) => toolResultMessage(toolCall, result, isError, durationMs);
 
 export function failureMessage(model, stopReason, errorMessage, usage) {
   return {

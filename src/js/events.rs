@@ -22,24 +22,13 @@ extern "C" {
     pub(crate) fn ev_message_end(message: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = evToolStartOf, catch)]
     pub(crate) fn ev_tool_start_of(tool_call: &JsValue) -> Result<JsValue, JsValue>;
+    /// The end event of a tool call's outcome (tools.js `toolCallOutcome`).
     #[wasm_bindgen(js_name = evToolEndOf, catch)]
-    pub(crate) fn ev_tool_end_of(
-        tool_call: &JsValue,
-        result: &JsValue,
-        is_error: &JsValue,
-        duration_ms: Option<f64>,
-    ) -> Result<JsValue, JsValue>;
+    pub(crate) fn ev_tool_end_of(outcome: &JsValue) -> Result<JsValue, JsValue>;
 
     /// `{ content: [{ type: "text", text }], details: {} }`.
     #[wasm_bindgen(js_name = errorToolResult)]
     pub(crate) fn error_tool_result(text: &JsValue) -> JsValue;
-    #[wasm_bindgen(js_name = toolResultMessage, catch)]
-    pub(crate) fn tool_result_message(
-        tool_call: &JsValue,
-        result: &JsValue,
-        is_error: &JsValue,
-        duration_ms: Option<f64>,
-    ) -> Result<JsValue, JsValue>;
     /// The assistant message a failed request or run ends with.
     #[wasm_bindgen(js_name = failureMessage, catch)]
     pub(crate) fn failure_message(

@@ -128,6 +128,9 @@ export function deferred() {
   return [promise, resolve, reject];
 }
 
+/** The error text of a call abandoned on an abort, and of a tool call ended by one (errors.rs `msg`). */
+export const OPERATION_ABORTED = "Operation aborted";
+
 let settler;
 /** The one callback that settles the wasm side's waiting futures (see settle.rs). */
 export const setSettler = (f) => {
@@ -150,32 +153,77 @@ export function watchSettle(value, slot) {
  * `rejectWhenAbandoned`, else as `undefined`) and the call is left to itself; what it settles
  * to later is dropped (its rejection handled). 1.4.0 waits forever on code that ignores the abort.
  * Code that settles on the abort (an abort listener, a microtask, a zero-delay timer) settles
- * first, as in 1.4.0.
+ * first, as in 1.4.0. With `outcome`, the slot settles with `outcome(ok, value)` instead (see
+ * `callSettleUntilAbort`).
  */
-export function watchSettleUntilAbort(value, slot, signal, rejectWhenAbandoned) {
+export function watchSettleUntilAbort(value, slot, signal, rejectWhenAbandoned, outcome) {
   if (!isThenable(value)) return false;
   // May throw (a `then` getter): before anything can settle the slot.
   const pending = Promise.resolve(value);
-  let open = true;
-  let waiting;
-  const settle = (ok, v) => {
-    if (!open) return;
-    open = false;
-    waiting?.delete(onAbort);
-    settler(slot, ok, v);
-  };
-  // A call reads as one that rejected on the abort; a stream read as `undefined` (its reader
-  // keeps the partial message).
-  const onAbort = () => (rejectWhenAbandoned ? settle(false, new Error("Operation aborted")) : settle(true, undefined));
+  const watch = new Watch(slot, rejectWhenAbandoned, outcome);
   // Called after the abort: a macrotask after the call (its own zero-delay timers come first).
-  if (isAborted(signal)) setTimeout(onAbort, 0);
+  if (isAborted(signal)) setTimeout(() => watch.abandon(), 0);
   // Anything but an `AbortSignal`-like object (a loop run without a signal) is never aborted.
-  else if (typeof signal?.addEventListener === "function") waiting = abortWaiters(signal).add(onAbort);
+  else if (typeof signal?.addEventListener === "function") watch.waiting = abortWaiters(signal).add(watch);
   pending.then(
-    (v) => settle(true, v),
-    (e) => settle(false, e),
+    (v) => watch.settle(true, v),
+    (e) => watch.settle(false, e),
   );
   return true;
+}
+
+/** One watched call: settles its slot once, on its outcome or its abandonment (its state in one object, not in closures). */
+class Watch {
+  constructor(slot, rejectWhenAbandoned, outcome) {
+    this.slot = slot;
+    this.rejectWhenAbandoned = rejectWhenAbandoned;
+    this.outcome = outcome;
+    this.open = true;
+    /** The abort waiters it is in, if any. */
+    this.waiting = undefined;
+  }
+  settle(ok, v) {
+    if (!this.open) return;
+    this.open = false;
+    this.waiting?.delete(this);
+    if (this.outcome === undefined) settler(this.slot, ok, v);
+    else settleWith(this.slot, this.outcome, ok, v);
+  }
+  // A call reads as one that rejected on the abort; a stream read as `undefined` (its reader
+  // keeps the partial message).
+  abandon() {
+    if (this.rejectWhenAbandoned) this.settle(false, new Error(OPERATION_ABORTED));
+    else this.settle(true, undefined);
+  }
+}
+
+/** Settles `slot` with `outcome(ok, value)`, or as a failure with what `outcome` throws. */
+function settleWith(slot, outcome, ok, value) {
+  let out;
+  try {
+    out = outcome(ok, value);
+  } catch (error) {
+    return settler(slot, false, error);
+  }
+  settler(slot, true, out);
+}
+
+/**
+ * Calls `f` with `this` and `args`, and settles `slot` with `outcome(ok, value)` of what it
+ * returned or threw, once that settles as `await` would (abandoned after an abort as
+ * `watchSettleUntilAbort` abandons it, reading as a rejection): the call, the wait and the
+ * reading of its outcome in one crossing (see settle.rs `settle_from`). A value that is not a
+ * promise is not awaited: `slot` settles at once.
+ */
+export function callSettleUntilAbort(f, thisArg, args, signal, slot, outcome) {
+  let value;
+  try {
+    value = Reflect.apply(f, thisArg, args);
+    if (watchSettleUntilAbort(value, slot, signal, true, outcome)) return;
+  } catch (error) {
+    return settleWith(slot, outcome, false, error);
+  }
+  settleWith(slot, outcome, true, value);
 }
 
 /**
@@ -190,7 +238,7 @@ function abortWaiters(signal) {
     waiting = new Set();
     ABORT_WAITERS.set(signal, waiting);
     const all = waiting;
-    const abandon = () => all.forEach((f) => f());
+    const abandon = () => all.forEach((watch) => watch.abandon());
     signal.addEventListener("abort", () => setTimeout(() => setTimeout(abandon, 0), 0), { once: true });
   }
   return waiting;

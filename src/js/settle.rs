@@ -65,7 +65,12 @@ impl Slots {
     }
 }
 
-type Settler = Closure<dyn FnMut(u32, bool, JsValue)>;
+/// `Fn`, not `FnMut`: JS may settle a slot at once, from inside the very call
+/// that starts it (glue.js `callSettleUntilAbort`), while a promise reaction's
+/// settler call is still resuming its task, and an `FnMut` closure refuses to be
+/// entered twice. It keeps no state of its own: the slots are in `SLOTS`, and no
+/// borrow of it is held across a call into JS.
+type Settler = Closure<dyn Fn(u32, bool, JsValue)>;
 
 crate::local::local! {
     static SLOTS: RefCell<Slots> = RefCell::new(Slots::default());
@@ -140,7 +145,9 @@ pub fn read_until_abort(value: JsValue, signal: &JsValue) -> Settling {
 
 /// Like [`settle`] for a value produced by `start(slot)`, which calls JS once
 /// to both produce it and watch it (`watchSettle`), returning whether there is
-/// anything to await; `undefined` when there is not.
+/// anything to await; `undefined` when there is not. JS may also settle the
+/// slot before `start` returns (then it returns true): the outcome is ready at
+/// the first poll.
 pub fn settle_from(start: impl FnOnce(u32) -> Result<bool, JsValue>) -> Settling {
     let id = begin();
     let outcome = start(id);

@@ -1,21 +1,23 @@
-//! `validateToolArguments` at the boundary: the live schema object is
-//! read once per schema (TypeBox marks kinds with hidden keys that a JSON copy
-//! would lose), compiled in Rust, and cached; arguments are copied once per call.
+//! `validateToolArguments` at the boundary, in one call per tool call
+//! (validate.js `validateToolArguments`, which also words its errors): the live
+//! schema object is read once per schema (TypeBox marks kinds with hidden keys
+//! that a JSON copy would lose), compiled in Rust, and cached; arguments are
+//! copied once per call. Arguments that are plain JSON data, what a model's
+//! stream produces, are copied in JS and cross as their JSON text: one string
+//! instead of a call per member each way.
 //!
-//! The cache maps each schema object to a JS function that owns its compiled
+//! The cache (in validate.js) maps each schema object to a JS function that owns its compiled
 //! validator. The map is a `WeakMap` and the package is built with wasm-bindgen's
 //! weak references, so a schema that is no longer used (an app that re-creates its
 //! tools on every render) frees its validator with it.
 
 use crate::prelude::*;
-use js_sys::{Array, Function, WeakMap};
+use js_sys::{Array, Function};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{to_js, to_value, to_value_exotic};
 use super::errors;
-use super::values::{self, js_string};
-use super::view::{self, view};
 use crate::json::schema::{CompiledSchema, Host, SchemaError};
 
 /// The error of arguments that hold what JSON cannot carry and that the schema would coerce.
@@ -25,8 +27,12 @@ const UNCOERCIBLE: &str = "Tool arguments hold values JSON cannot carry (undefin
 pub const HIDDEN_SCHEMA_KEYS: &[&str] = &["~kind", "~optional", "~readonly"];
 
 crate::local::local! {
-    /// Schema object → its validator function.
-    static CACHE: WeakMap = WeakMap::new();
+    /// `compile(schema, cacheable)` for validate.js: the schema's validator function.
+    static COMPILER: Function = Closure::<dyn Fn(JsValue, bool) -> Result<JsValue, JsValue>>::new(
+        |schema: JsValue, cacheable: bool| compile(&schema, cacheable).map(JsValue::from),
+    )
+    .into_js_value()
+    .unchecked_into();
 }
 
 #[wasm_bindgen(module = "/src/js/validate.js")]
@@ -70,34 +76,44 @@ impl Host for JsHost {
     }
 }
 
-/// What a validator function returns: the coerced arguments, or (thrown) an
-/// array of error lines, or an `Error` for a schema the validator cannot use.
+/// What a validator function returns: the coerced arguments (`undefined` when
+/// they are the JSON text's data unchanged: JS holds a copy of it), or (thrown)
+/// an array of error lines, or an `Error` for a schema the validator cannot use.
 /// `legacy` (the schema carries TypeBox's old kind marker) is read once with the
 /// schema: like the compiled rules, it is taken to stay as it was.
 fn make_validator(compiled: CompiledSchema, legacy: bool) -> Function {
-    let validate = move |args: JsValue| -> Result<JsValue, JsValue> {
-        // Plain JSON data, what a model's stream produces, is read as it is: what
-        // `execute` gets is built afresh below, so 1.4.0's `structuredClone` would
-        // add nothing but its cost (most of a tool call's in Chromium). Anything
-        // else is first copied as 1.4.0 copies it, with its errors (a function, a
-        // symbol) and what the copy keeps (a `Date`, a `Map`, `undefined`).
-        let (args, value, exotic) = match to_value_exotic(&args) {
-            Ok((value, false)) => (args, value, false),
-            _ => {
-                let args = clone_arguments(&args)?;
-                let (value, exotic) =
-                    to_value_exotic(&args).map_err(|e| errors::error(&e.message()))?;
-                (args, value, exotic)
-            }
-        };
-        let input = exotic.then(|| value.clone());
+    let validate = move |args: JsValue, json: Option<String>| -> Result<JsValue, JsValue> {
+        // Plain JSON data, what a model's stream produces, comes as JSON text, of a
+        // copy JS made: 1.4.0's `structuredClone` would add nothing but its cost
+        // (most of a tool call's in Chromium). Anything else is first copied as
+        // 1.4.0 copies it, with its errors (a function, a symbol) and what the copy
+        // keeps (a `Date`, a `Map`, `undefined`).
+        // `Some` once the text (or the clone) is read: the data to compare the
+        // coerced arguments with.
+        let (args, value, input, from_text) =
+            match json.as_deref().and_then(crate::json::text::parse) {
+                Some(value) => (JsValue::UNDEFINED, value.clone(), Some(value), true),
+                // Not plain JSON data (or text that did not parse, which JS never
+                // sends): whatever a walk of these arguments would read, they are
+                // copied first.
+                None => {
+                    let args = clone_arguments(&args)?;
+                    let (value, exotic) =
+                        to_value_exotic(&args).map_err(|e| errors::error(&e.message()))?;
+                    let input = exotic.then(|| value.clone());
+                    (args, value, input, false)
+                }
+            };
         match compiled.validate_arguments_with(value, legacy, &JsHost) {
             Ok(Ok(coerced)) => match input {
                 None => Ok(to_js(&coerced)),
-                // `undefined`, a `Date`, a `Map`...: the clone is what 1.4.0 hands
-                // `execute`, unless coercion would change it, which its JSON
-                // copy cannot say faithfully.
+                // Unchanged: JS's copy of the text (`undefined` says so), or for
+                // `undefined`, a `Date`, a `Map`...: the clone, what 1.4.0 hands
+                // `execute`.
                 Some(input) if input == coerced => Ok(args),
+                // Coerced text data is built afresh; otherwise coercion would
+                // change what the clone's JSON copy cannot say faithfully.
+                Some(_) if from_text => Ok(to_js(&coerced)),
                 Some(_) => Err(errors::error(UNCOERCIBLE)),
             },
             Ok(Err(failure)) => Err(failure
@@ -109,66 +125,24 @@ fn make_validator(compiled: CompiledSchema, legacy: bool) -> Function {
             Err(SchemaError::Compile(m)) => Err(errors::error(&m)),
         }
     };
-    Closure::<dyn FnMut(JsValue) -> Result<JsValue, JsValue>>::new(validate)
+    Closure::<dyn FnMut(JsValue, Option<String>) -> Result<JsValue, JsValue>>::new(validate)
         .into_js_value()
         .unchecked_into()
 }
 
-fn validator(schema: &JsValue) -> Result<Function, JsValue> {
-    let cacheable = view::is_object(schema);
-    if cacheable {
-        let hit = CACHE.with(|c| c.get(schema.unchecked_ref()));
-        if let Some(f) = hit.dyn_ref::<Function>() {
-            return Ok(f.clone());
-        }
-    }
+/// The validator of `schema`, read and compiled (validate.js caches it per
+/// schema object, `cacheable`).
+fn compile(schema: &JsValue, cacheable: bool) -> Result<Function, JsValue> {
     let value = to_value(schema, HIDDEN_SCHEMA_KEYS).map_err(|e| errors::error(&e.message()))?;
     let compiled = CompiledSchema::compile_with(&value, &JsHost)
         .map_err(|SchemaError::Compile(m)| errors::error(&m))?;
     let legacy = cacheable && has_legacy_kind(schema)?;
-    let f = make_validator(compiled, legacy);
-    if cacheable {
-        CACHE.with(|c| c.set(schema.unchecked_ref(), &f));
-    }
-    Ok(f)
+    Ok(make_validator(compiled, legacy))
 }
 
-/// Returns the validated (coerced, cloned) arguments, or throws the reference's error.
-pub fn validate_tool_arguments(tool: &JsValue, tool_call: &JsValue) -> Result<JsValue, JsValue> {
-    let name = || js_string(&view::field(tool, |t| t.name())?);
-    let arguments_error = view(tool_call).arguments_error()?;
-    if arguments_error.is_truthy() {
-        let mut text = String::from("Invalid arguments for tool \"");
-        text.push_str(&name()?);
-        text.push_str("\": ");
-        text.push_str(&js_string(&arguments_error)?);
-        return Err(errors::error(&text));
-    }
-    let original = view(tool_call).arguments()?;
-    let schema = view(tool).parameters()?;
-    let f = validator(&schema)?;
-    match f.call1(&JsValue::UNDEFINED, &original) {
-        Ok(value) => Ok(value),
-        Err(lines) if Array::is_array(&lines) => {
-            let lines: Array = lines.unchecked_into();
-            let mut text = String::from("Validation failed for tool \"");
-            text.push_str(&name()?);
-            text.push_str("\":\n");
-            for (i, line) in lines.iter().enumerate() {
-                if i > 0 {
-                    text.push('\n');
-                }
-                text.push_str(&line.as_string().unwrap_or_default());
-            }
-            text.push_str("\n\nReceived arguments:\n");
-            let json = values::json_stringify(&original, 2)?;
-            text.push_str(
-                &json
-                    .as_string()
-                    .unwrap_or_else(|| String::from("undefined")),
-            );
-            Err(errors::error(&text))
-        }
-        Err(error) => Err(error),
-    }
+/// `compile(schema, cacheable)` for validate.js `validateToolArguments`, which
+/// returns the validated (coerced, cloned) arguments or throws the reference's
+/// error, in the same call as the rest of a tool call's preparation (tools.js).
+pub fn compiler() -> Function {
+    COMPILER.with(Function::clone)
 }
