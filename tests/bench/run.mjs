@@ -2,7 +2,7 @@
 // `npm run bench`: ours (pkg/) against the reference (@earendil-works/pi-agent-core 1.4.0), in Node and
 // in headless Chromium, interleaved in one process / one page. Reports numbers; asserts nothing.
 //
-//   node tests/bench/run.mjs [--runs N (11)] [--heavy-runs N (5: S3 at 50,000, S4b)] [--ref-s4b-runs N (2)] [--only S1,S1-piai,S2-pull-hooks,S3-5000-ui,S4a,… (job ids)]
+//   node tests/bench/run.mjs [--runs N (11)] [--heavy-runs N (5: ours' S4b)] [--ref-s4b-runs N (2)] [--only S1,S1-piai,S2-pull-hooks,S3-5000-ui,S4a,… (job ids)]
 //                            [--no-node] [--no-chromium] [--no-worker] [--no-session] [--no-s5] [--no-s4b-string] [--pkg DIR (default pkg/)] [--pkg-note TEXT]
 //
 // Scenarios (tests/bench/scenarios.mjs; inputs in data.mjs):
@@ -63,7 +63,7 @@ const notes = [
   "S3: a fresh Agent per run preloaded with the transcript (alternating user / assistant text messages, built once, not measured); each prompt's response is `start`, `text_start`, 2 `text_delta`, `done`.",
   "S4: the proxy server is a separate Node process (tests/bench/server.mjs) that writes the SSE body in 16 KB writes as fast as the socket takes them. The client iterates `streamProxy(…)`'s stream and reads each delta's partial (text block, or the tool call's `arguments` object). CPU includes fetch and body reading on both sides. S4b's stream is gated per quarter (the server sends the next quarter once the consumer has marked the previous one: 5 small POSTs per run, their CPU included).",
   `S4b is quadratic on the reference (it re-parses the whole argument text per delta): the reference runs ${options.refS4bRuns}× for S4b and once for S4b-string, after one 1/10-size warm-up; ours runs ${options.heavyRuns}× after three 1/10-size warm-ups.`,
-  `Runs: ${options.runs} measured runs per implementation (${options.heavyRuns} for S3 at 50,000 messages and S4b), after 2–5 warm-up runs (5 for S1, 3 for S2 and S4a, 2 for S3; S4b: 3 for ours, 1 for the reference, at 1/10 size); one forced full GC before each scenario's warm-up and none between measured runs (V8's forced GC also discards optimised code, which would make each run partly cold).`,
+  `Runs: ${options.runs} measured runs per implementation (${options.heavyRuns} for ours' S4b), after 2–5 warm-up runs (5 for S1, 3 for S2 and S4a, 2 for S3; S4b: 3 for ours, 1 for the reference, at 1/10 size); one forced full GC before each scenario's warm-up and none between measured runs (V8's forced GC also discards optimised code, which would make each run partly cold).`,
 ];
 
 // ---- Node -------------------------------------------------------------------------------------
