@@ -48,6 +48,7 @@ run("wasm-bindgen", [
 
 const wasmPath = join(pkg, `${NAME}_bg.wasm`);
 const bindgenJs = join(pkg, `${NAME}.js`);
+inlineCatchingImports();
 if (!dev) {
   const wasmOpt = join(root, "node_modules/.bin/wasm-opt");
   if (!existsSync(wasmOpt)) throw new Error("node_modules/.bin/wasm-opt is missing: run `npm ci` (binaryen from npm)");
@@ -65,6 +66,35 @@ if (!dev) {
     // (code that differed only in the names it called): about 0.4 kB gzip.
     run(wasmOpt, ["-Oz", "--converge", "--low-memory-unused", "--zero-filled-memory", ...features, wasmPath, "-o", wasmPath]);
   }
+}
+
+// An import the Rust side declares with `catch` is generated as
+// `function() { return handleError(function (args) { body }, arguments); }`: every
+// call builds an `arguments` object and goes through `apply`, and they are most of
+// the calls a tool call or a prompt makes out of wasm. Each becomes
+// `function (args) { try { body } catch (e) { handleError(e); } }`, with the same
+// exception handling. Any other shape stops the build (a new wasm-bindgen: update
+// this), and none of the wrapper calls may be left.
+function inlineCatchingImports() {
+  let js = readFileSync(bindgenJs, "utf8");
+  const fail = (why) => {
+    throw new Error(`build: cannot inline the catching imports: ${why} (the generated JS changed shape; update scripts/build.mjs)`);
+  };
+  const wrapper = "function handleError(f, args) {\n    try {\n        return f.apply(this, args);\n    } catch (e) {\n" +
+    "        const idx = addToExternrefTable0(e);\n        wasm.__wbindgen_exn_store(idx);\n    }\n}\n";
+  if (js.split(wrapper).length !== 2) fail("handleError is not the expected wrapper");
+  const wrapped = js.split("handleError(function").length - 1;
+  let rewritten = 0;
+  js = js.replace(/: function\(\) \{ return handleError\(function \(([^)]*)\) \{\n([\s\S]*?)\n        \}, arguments\); \},/g,
+    (_, params, body) => {
+      if (/\b(this|arguments)\b/.test(body)) fail("an import body reads `this` or `arguments`");
+      rewritten++;
+      return `: function(${params}) { try {\n${body}\n        } catch (e) { handleError(e); } },`;
+    });
+  if (rewritten !== wrapped || rewritten === 0) fail(`${rewritten} of ${wrapped} catching imports matched`);
+  js = js.replace(wrapper, "function handleError(e) {\n    const idx = addToExternrefTable0(e);\n    wasm.__wbindgen_exn_store(idx);\n}\n");
+  if (/handleError\((?!e\))/.test(js)) fail("a handleError call of another shape is left");
+  writeFileSync(bindgenJs, js);
 }
 
 // wasm-bindgen names every import `./${NAME}_bg.js`:`__wbg_<name>_<16 hex>` (or
