@@ -22,7 +22,8 @@ export function jobs({ runs = 11, heavyRuns = 5, refS4bRuns = 2, s4bString = tru
   const kinds = [["own", ""], ["piai", " [pi-ai class]"], ["generator", " [async generator]"], ["pull", " [pull iterator]"]];
   for (const [kind, what] of kinds) {
     list.push({
-      id: kind === "own" ? "S1" : `S1-${kind}`, scenario: "s1", params: { deltas: 20_000, size: 50, kind }, warm: both(5), runs: both(runs),
+      // Twice the runs too: a run is 5–10 ms, and its cost is bimodal in Chromium (one GC, or none).
+      id: kind === "own" ? "S1" : `S1-${kind}`, scenario: "s1", params: { deltas: 20_000, size: 50, kind }, warm: both(5), runs: both(2 * runs - 1),
       divisor: 20_000, unit: "delta", quarters: 5_000, memory: kind === "own", unmarkedTotals: true,
       label: `S1 one prompt, 20,000 text deltas × 50 chars, listener reads event.message${what}`,
     });
