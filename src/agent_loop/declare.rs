@@ -61,7 +61,9 @@ pub struct ToolReplay {
     len: u32,
     last: JsValue,
     systems: Vec<(u32, JsValue)>,
-    tools: Map,
+    /// Made when the first system message is replayed: an empty cache (the one
+    /// `update` swaps in while it runs outside the borrow) makes no JS object.
+    tools: Option<Map>,
     /// Changes whenever `tools` may have changed.
     generation: u64,
     /// `(generation, tools signature)` of the last request that declared
@@ -97,7 +99,7 @@ impl ToolReplay {
         while i + 1 < found.length() {
             let index = found.get(i).as_f64().unwrap_or(0.0) as u32;
             let message = found.get(i + 1);
-            apply_tool_changes(&self.tools, &message)?;
+            apply_tool_changes(self.tools.get_or_insert_with(Map::new), &message)?;
             self.generation += 1;
             self.systems.push((index, message));
             i += 2;
@@ -173,7 +175,7 @@ pub fn declare_tool_changes(
     if key.is_some() && cache.borrow().settled == key {
         return Ok(pending.clone());
     }
-    let transcript_tools = cache.borrow().tools.clone();
+    let transcript_tools = cache.borrow().tools.clone().unwrap_or_default();
     let previous = declarations(tools_after(&transcript_tools, &baseline)?.iter())?;
     let current = if view::is_object(&tools) {
         declarations(to_array(&tools)?.iter())?

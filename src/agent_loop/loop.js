@@ -45,6 +45,9 @@ export const isLlmMessage = (m) => m.role === "system" || m.role === "user" || m
 
 export const getDefaultConvertToLlm = () => defaultConvertToLlm;
 
+/** The level a request runs at and its answer is stamped with: `config.reasoning ?? "off"`. */
+export const thinkingLevelOf = (config) => config?.reasoning ?? "off";
+
 /** The reference's error for a run (or an `Agent`) without a stream function and without a default one. */
 export const noDefaultStreamFn = () =>
   new Error("No default stream function configured. Pass streamFn explicitly or call setDefaultStreamFn().");

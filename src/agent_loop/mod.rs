@@ -41,16 +41,6 @@ pub fn default_stream_fn() -> Option<Function> {
     DEFAULT_STREAM_FN.with(|slot| slot.borrow().clone())
 }
 
-/// `config.reasoning ?? "off"`.
-pub(crate) fn thinking_level(config: &JsValue) -> Result<JsValue, JsValue> {
-    let level = view::field(config, |c| c.reasoning())?;
-    Ok(if level.is_undefined() || level.is_null() {
-        JsValue::from_str("off")
-    } else {
-        level
-    })
-}
-
 /// Where the loop's events go.
 #[derive(Clone)]
 pub enum Sink {
@@ -155,6 +145,9 @@ extern "C" {
     fn context_with(context: &JsValue, messages: &JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = noDefaultStreamFn)]
     fn no_default_stream_fn() -> JsValue;
+    /// `config.reasoning ?? "off"`.
+    #[wasm_bindgen(js_name = thinkingLevelOf, catch)]
+    pub(crate) fn thinking_level(config: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 impl Hooks {

@@ -1,9 +1,12 @@
-// One provider request (request.rs): the LLM view of the transcript, the
+// One provider request (request.rs): its context, the LLM view of the transcript, the
 // stream function's options with the merged client identity, and the thinking
 // level stamped on the final message.
 
 import { isLlmMessage } from "./loop.js";
 import { isExposedTranscript } from "../js/glue.js";
+
+/** The context a stream function gets: `{ messages }`, a new object per request. */
+export const llmContext = (messages) => ({ messages });
 
 const LLM_VIEWS = new WeakMap();
 /**

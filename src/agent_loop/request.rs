@@ -55,6 +55,9 @@ extern "C" {
 extern "C" {
     #[wasm_bindgen(js_name = stampThinking, catch)]
     fn stamp_thinking(message: &JsValue, level: &JsValue) -> Result<JsValue, JsValue>;
+    /// `{ messages }`, the context a stream function gets.
+    #[wasm_bindgen(js_name = llmContext)]
+    fn llm_context(messages: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = llmView, catch)]
     fn llm_view(messages: &Array) -> Result<JsValue, JsValue>;
     /// The stream function's options: `apiKey` (the hook's, else the
@@ -86,8 +89,7 @@ pub async fn stream_assistant_response(
         }
         call::call_until_abort(&hooks.convert_to_llm, &config, &[&messages], &run.signal).await?
     };
-    let llm_context = js_sys::Object::new();
-    js_sys::Reflect::set(&llm_context, &JsValue::from_str("messages"), &llm_messages)?;
+    let llm_context = llm_context(&llm_messages);
 
     let model = view(&config).model()?;
     let api_key = match &hooks.get_api_key {
@@ -101,7 +103,7 @@ pub async fn stream_assistant_response(
     let response = call::call_until_abort(
         stream_fn,
         &JsValue::UNDEFINED,
-        &[&model, &llm_context.into(), &options],
+        &[&model, &llm_context, &options],
         &run.signal,
     )
     .await?;
