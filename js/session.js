@@ -34,7 +34,8 @@ const request = (r) =>
 const done = (tx) =>
   new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error);
+    // A failed request's error reaches the transaction before the transaction has one of its own.
+    tx.onerror = (event) => reject(event.target?.error ?? tx.error);
     tx.onabort = () => reject(tx.error ?? new Error("IndexedDB transaction aborted"));
   });
 
@@ -48,11 +49,39 @@ const ROW_CHARS = 64_000;
 const WIDE_ROW_CHARS = 32_000;
 const WIDE = /[^\0-\xff]/;
 
-/** Adds `text` to `store` as rows of session `id`, in order (one transaction: all or none). */
-function addRows(store, id, text) {
+/** The keys of session `id`'s rows: `[id, n]`, n counting from 0 in the log's order. */
+const rowsOf = (id) => IDBKeyRange.bound([id, -Infinity], [id, Infinity]);
+
+/** Adds `text` to `store` as rows of session `id` numbered from `n`, in order; gives the next number. */
+function addRows(store, id, text, n) {
   const size = text.length <= WIDE_ROW_CHARS || WIDE.test(text) ? WIDE_ROW_CHARS : ROW_CHARS;
-  if (text.length <= size) return void store.add({ s: id, d: text });
-  for (let at = 0; at < text.length; at += size) store.add({ s: id, d: text.slice(at, at + size) });
+  if (text.length <= size) store.add(text, [id, n++]);
+  else for (let at = 0; at < text.length; at += size) store.add(text.slice(at, at + size), [id, n++]);
+  return n;
+}
+
+/**
+ * Version 1 kept rows as `{ s: id, d: text }` under an index on `s`. An index makes every `add`
+ * copy its value once more (IndexedDB reads index keys from a clone of the value), so version 2
+ * keys each row by `[id, n]` and stores the text alone. Moves version 1's rows, in order.
+ */
+function upgrade(db, tx, oldVersion) {
+  if (!db.objectStoreNames.contains("rows")) db.createObjectStore("rows");
+  if (oldVersion !== 1 || !db.objectStoreNames.contains("chunks")) return;
+  const rows = tx.objectStore("rows");
+  const next = new Map();
+  const cursor = tx.objectStore("chunks").openCursor();
+  cursor.onsuccess = () => {
+    const c = cursor.result;
+    if (!c) return void db.deleteObjectStore("chunks");
+    const { s, d } = c.value ?? {};
+    if (typeof s === "string" && typeof d === "string") {
+      const n = next.get(s) ?? 0;
+      rows.add(d, [s, n]);
+      next.set(s, n + 1);
+    }
+    c.continue();
+  };
 }
 
 /**
@@ -63,37 +92,51 @@ export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
   let db;
   const open = () =>
     (db ??= new Promise((resolve, reject) => {
-      const r = indexedDB.open(name, 1);
-      r.onupgradeneeded = () => r.result.createObjectStore("chunks", { autoIncrement: true }).createIndex("session", "s");
+      const r = indexedDB.open(name, 2);
+      r.onupgradeneeded = (event) => upgrade(r.result, r.transaction, event.oldVersion);
       r.onsuccess = () => resolve(r.result);
       r.onerror = () => reject(r.error);
       r.onblocked = () => reject(new Error(`IndexedDB database ${name} is blocked by another connection`));
     }));
-  const tx = async (mode) => (await open()).transaction("chunks", mode);
-  const deleteAll = async (store, id) => {
-    for (const key of await request(store.index("session").getAllKeys(id))) store.delete(key);
+  // The number of each session's next row, as this store last wrote it: a write then adds its
+  // rows at once, without first reading the last one (a stale number fails the write, see append).
+  const next = new Map();
+  const lastRow = async (store, id) => {
+    const last = await request(store.openKeyCursor(rowsOf(id), "prev"));
+    return last ? last.key[1] + 1 : 0;
+  };
+  /** Runs `f(store)` in a transaction; resolves when the transaction commits. */
+  const inTransaction = async (mode, f) => {
+    const t = (await open()).transaction("rows", mode);
+    // Both awaited together: a request's failure also aborts the transaction, and neither
+    // rejection may go unhandled.
+    const [out] = await Promise.all([f(t.objectStore("rows")), done(t)]);
+    return out;
   };
   return {
     async load(id) {
-      const rows = await request((await tx("readonly")).objectStore("chunks").index("session").getAll(id));
-      return rows.map((row) => row.d).join("");
+      return (await inTransaction("readonly", (store) => request(store.getAll(rowsOf(id))))).join("");
     },
     async append(id, text) {
-      const t = await tx("readwrite");
-      addRows(t.objectStore("chunks"), id, text);
-      await done(t);
+      for (let retried = false; ; retried = true) {
+        try {
+          const known = next.get(id);
+          next.set(id, await inTransaction("readwrite", async (store) => addRows(store, id, text, known ?? (await lastRow(store, id)))));
+          return;
+        } catch (err) {
+          next.delete(id);
+          // Another tab wrote the session since this store last did: number from what it holds.
+          if (retried || err?.name !== "ConstraintError") throw err;
+        }
+      }
     },
     async replace(id, text) {
-      const t = await tx("readwrite");
-      const store = t.objectStore("chunks");
-      await deleteAll(store, id);
-      addRows(store, id, text);
-      await done(t);
+      next.delete(id);
+      next.set(id, await inTransaction("readwrite", (store) => (store.delete(rowsOf(id)), addRows(store, id, text, 0))));
     },
     async clear(id) {
-      const t = await tx("readwrite");
-      await deleteAll(t.objectStore("chunks"), id);
-      await done(t);
+      next.delete(id);
+      await inTransaction("readwrite", (store) => void store.delete(rowsOf(id)));
     },
   };
 }
@@ -632,8 +675,11 @@ export async function attachSession(agent, options = {}) {
     blockRuns(false);
     remoteStreaming = undefined;
     if (locks && !channel) channel = openChannel();
-    flush();
+    // What the agent holds now (its system prompt, model, a transcript set before attaching) is
+    // written before the session is handed over, not in the middle of the first run.
+    const written = flush();
     notify();
+    await written;
   }
 
   const lockName = `pi-agent-wasm-session:${id}`;

@@ -3,9 +3,13 @@
 // event.message (as scenarios.mjs's S1). Returns the run's times and what the store received:
 // `run` and `flushed` (ms from the prompt to its end, and to the session's writes landing) by
 // `now()`, and `runCpu` / `flushedCpu` by `cpu()` (main-thread CPU ms; may be async) when given.
+// `mode`: false (no session), true (a session attached), or "alone": no session, and once the
+// run is over the answer's text is appended to the store as is, the least any app keeping the
+// answer pays (its `flushed` is when that write landed).
 export const BATCH = 100;
 
-export async function s1Session(env, withSession) {
+export async function s1Session(env, mode) {
+  const withSession = mode === true;
   const { Agent, createAssistantMessageEventStream, attachSession, store, tick, now, deltas, MODEL, usage } = env;
   const cpu = env.cpu ?? (() => 0);
   const streamFn = (model) => {
@@ -53,6 +57,7 @@ export async function s1Session(env, withSession) {
   const run = now() - t0;
   const runCpu = (await cpu()) - c0;
   await session?.flush();
+  if (mode === "alone") await counting.append(id, agent.state.messages[agent.state.messages.length - 1].content[0].text);
   const flushed = now() - t0;
   const flushedCpu = (await cpu()) - c0;
   await session?.detach();

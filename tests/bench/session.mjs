@@ -25,19 +25,23 @@ async function measure(runOnce, runs, warm) {
     await runOnce(false);
     await runOnce(true);
   }
-  const without = Object.fromEntries(FIELDS.map((f) => [f, []]));
-  const withS = Object.fromEntries(FIELDS.map((f) => [f, []]));
+  const series = () => Object.fromEntries(FIELDS.map((f) => [f, []]));
+  const without = series();
+  const withS = series();
+  const alone = series();
   let last;
   for (let i = 0; i < runs; i++) {
     const a = await runOnce(false);
     last = await runOnce(true);
+    const b = await runOnce("alone");
     for (const f of FIELDS) {
       without[f].push(a[f]);
       withS[f].push(last[f]);
+      alone[f].push(b[f]);
     }
   }
   const med = (o) => Object.fromEntries(FIELDS.map((f) => [f, median(o[f])]));
-  return { without: med(without), with: med(withS), written: last.written, writes: last.writes };
+  return { without: med(without), with: med(withS), alone: med(alone), written: last.written, writes: last.writes };
 }
 
 const ratio = (r, f) => `${ms(r.with[f])} vs ${ms(r.without[f])}, ${(r.with[f] / r.without[f]).toFixed(2)}×`;
@@ -45,7 +49,9 @@ const ratio = (r, f) => `${ms(r.with[f])} vs ${ms(r.without[f])}, ${(r.with[f] /
 function line(env, r, store, cpuName) {
   return `S1 with a session (${store}), ${env}, with vs without (medians): ${cpuName} of the run ${ratio(r, "runCpu")}; ` +
     `${cpuName} until the session's writes landed ${ratio(r, "flushedCpu")}; wall time of the run ${ratio(r, "run")}; ` +
-    `${r.writes} writes, ${(r.written / 1e6).toFixed(2)} MB written for a 1.00 MB answer.`;
+    `${r.writes} writes, ${(r.written / 1e6).toFixed(2)} MB written for a 1.00 MB answer. ` +
+    `Without a session, the app appending the answer's text to the same store once the run is over: ${cpuName} until it landed ` +
+    `${ms(r.alone.flushedCpu)}, ${(r.alone.flushedCpu / r.without.flushedCpu).toFixed(2)}× (the least that keeping the answer costs).`;
 }
 
 export async function sessionBench({ pkgDir = join(HERE, "../../pkg"), runs = 21, log = () => {}, chromium: withChromium = true } = {}) {

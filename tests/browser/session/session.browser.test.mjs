@@ -189,11 +189,11 @@ const rowLengths = (page, id) =>
       r.onerror = () => reject(r.error);
     });
     const all = await new Promise((resolve) => {
-      const r = db.transaction("chunks").objectStore("chunks").index("session").getAll(id);
+      const r = db.transaction("rows").objectStore("rows").getAll(IDBKeyRange.bound([id, -Infinity], [id, Infinity]));
       r.onsuccess = () => resolve(r.result);
     });
     db.close();
-    return all.map((row) => row.d.length);
+    return all.map((row) => row.length);
   }, id);
 
 /** Prompts `id` (the page's long answers are chosen by the prompt) in a new context; gives its rows once written. */
@@ -231,6 +231,58 @@ test("a 150,000-character answer without characters above U+00FF is written in r
   assert.equal(v.dropped, 0);
   const same = await page.evaluate(() => window.agent.state.messages[2].content[0].text === window.LATIN);
   assert.equal(same, true);
+  await context.close();
+});
+
+test("a database of the first layout (rows under an index) is moved to the keyed rows, in order, and keeps growing", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${base}/page.html`);
+  const got = await page.evaluate(async () => {
+    const req = (r) => new Promise((resolve, reject) => ((r.onsuccess = () => resolve(r.result)), (r.onerror = () => reject(r.error))));
+    // Version 1 as the package wrote it: autoIncrement rows { s: id, d: text } and an index on s.
+    const open1 = indexedDB.open("session-migrate", 1);
+    open1.onupgradeneeded = () => open1.result.createObjectStore("chunks", { autoIncrement: true }).createIndex("session", "s");
+    const db1 = await req(open1);
+    const t = db1.transaction("chunks", "readwrite");
+    for (const [s, d] of [["a", "one "], ["b", "x"], ["a", "two "], ["b", "y"], ["a", "three"]]) t.objectStore("chunks").add({ s, d });
+    await new Promise((resolve) => (t.oncomplete = resolve));
+    db1.close();
+    const { indexedDBStore } = await import("/pkg/session.js");
+    const store = indexedDBStore({ name: "session-migrate" });
+    const before = [await store.load("a"), await store.load("b")];
+    await store.append("a", " four");
+    await store.replace("b", "z");
+    const after = [await store.load("a"), await store.load("b"), await store.load("c")];
+    const db2 = await req(indexedDB.open("session-migrate"));
+    const layout = { version: db2.version, stores: [...db2.objectStoreNames] };
+    db2.close();
+    return { before, after, layout };
+  });
+  assert.deepEqual(got.before, ["one two three", "xy"]);
+  assert.deepEqual(got.after, ["one two three four", "z", ""]);
+  assert.deepEqual(got.layout, { version: 2, stores: ["rows"] });
+  await context.close();
+});
+
+test("two stores on one database append to one session in turn (as two tabs do when the leader changes): nothing is lost or overwritten", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${base}/page.html`);
+  const got = await page.evaluate(async () => {
+    const { indexedDBStore } = await import("/pkg/session.js");
+    const a = indexedDBStore({ name: "session-turns" });
+    const b = indexedDBStore({ name: "session-turns" });
+    await a.append("s", "1 ");
+    await b.append("s", "2 ");
+    await a.append("s", "3 "); // a's next row number is stale: b wrote that row
+    await b.append("s", "x".repeat(70_000)); // several rows
+    await a.append("s", " 4");
+    return [await a.load("s"), await b.load("s")];
+  });
+  const want = "1 2 3 " + "x".repeat(70_000) + " 4";
+  assert.equal(got[0], want);
+  assert.equal(got[1], want);
   await context.close();
 });
 
