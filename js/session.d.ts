@@ -72,7 +72,10 @@ export interface Session {
   clear(): Promise<void>;
 }
 
-/** Restores `agent` from the store and keeps it there. Attach before the agent's first run (and after its tools are set). */
+/**
+ * Restores `agent` from the store and keeps it there. Resolves once the agent holds the restored conversation and the
+ * store holds what the agent holds. Attach before the agent's first run (and after its tools are set).
+ */
 export declare function attachSession(agent: Agent, options: SessionOptions): Promise<Session>;
 
 /** A log of another version. */

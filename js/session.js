@@ -157,7 +157,7 @@ const RUN_METHODS = ["prompt", "continue"];
 
 /**
  * Attaches a durable session to `agent` and restores it from the store. Resolves once the
- * agent holds the restored conversation. See the README's "Sessions".
+ * agent holds the restored conversation and the store holds what the agent holds. See the README's "Sessions".
  */
 export async function attachSession(agent, options = {}) {
   const id = options.id;
