@@ -103,12 +103,13 @@ export function pushRecord(record, out) {
  * The records of a log, oldest first (a `d` record's text entries carry their text). `dropped`
  * counts the characters after the last good record (a torn or corrupted tail). Throws
  * `SessionLogError` only for a log of another version; any other damage, even of the header,
- * ends the readable part instead.
+ * ends the readable part instead. With `continued`, `text` is what was appended to a log after
+ * the part already read (it has no header).
  */
-export function readLog(text) {
+export function readLog(text, continued = false) {
   const records = [];
   let at = 0;
-  let header = false;
+  let header = continued;
   while (at < text.length) {
     const end = text.indexOf("\n", at);
     if (end < 0) break;

@@ -12,6 +12,11 @@ export interface SessionStore {
   append(id: string, text: string): Promise<void> | void;
   /** Deletes the log. */
   clear(id: string): Promise<void> | void;
+  /**
+   * The log's text after its first `from` characters ("" when it has no more). Optional: a tab that follows another
+   * tab's session reads only what was appended since its last read with it, and the whole log again without it.
+   */
+  loadFrom?(id: string, from: number): Promise<string> | string;
   /** Replaces the log with `text`, atomically if the backend can (used once to repair a torn tail). */
   replace?(id: string, text: string): Promise<void> | void;
 }

@@ -11,7 +11,7 @@
 // Built only on the public Agent API: `subscribe`, `state`, `getSnapshot`, the hook fields and
 // the queue methods.
 import { runToolCall } from "./index.js";
-import { SessionLogError, foldLog, logHeader, logLine, pushRecord, readLog, restoreFrom, toolResultMessage } from "./session-log.js";
+import { SessionLogError, createFold, foldLog, logHeader, logLine, pushRecord, readLog, restoreFrom, toolResultMessage } from "./session-log.js";
 
 export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./session-log.js";
 
@@ -20,6 +20,7 @@ export function memoryStore() {
   const logs = new Map();
   return {
     load: async (id) => logs.get(id) ?? "",
+    loadFrom: async (id, from) => (logs.get(id) ?? "").slice(from),
     append: async (id, text) => void logs.set(id, (logs.get(id) ?? "") + text),
     replace: async (id, text) => void logs.set(id, text),
     clear: async (id) => void logs.delete(id),
@@ -113,9 +114,25 @@ export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
     const [out] = await Promise.all([f(t.objectStore("rows")), done(t)]);
     return out;
   };
+  // Per session, the rows this store last read: where the next one starts (its key's number and
+  // the characters before it), so that `loadFrom` reads only the rows added since.
+  const read = new Map();
+  /** The rows of `id` from row `n` on, joined; remembers where they end (`chars` before row `n`). */
+  const readRows = async (id, n, chars) => {
+    const [texts, keys] = await inTransaction("readonly", (store) => {
+      const range = IDBKeyRange.bound([id, n], [id, Infinity]);
+      return Promise.all([request(store.getAll(range)), request(store.getAllKeys(range))]);
+    });
+    const text = texts.join("");
+    read.set(id, { n: keys.length > 0 ? keys[keys.length - 1][1] + 1 : n, chars: chars + text.length });
+    return text;
+  };
   return {
-    async load(id) {
-      return (await inTransaction("readonly", (store) => request(store.getAll(rowsOf(id))))).join("");
+    load: (id) => readRows(id, 0, 0),
+    async loadFrom(id, from) {
+      const last = read.get(id);
+      if (last !== undefined && last.chars === from) return readRows(id, last.n, from);
+      return (await readRows(id, 0, 0)).slice(from);
     },
     async append(id, text) {
       for (let retried = false; ; retried = true) {
@@ -132,10 +149,12 @@ export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
     },
     async replace(id, text) {
       next.delete(id);
+      read.delete(id);
       next.set(id, await inTransaction("readwrite", (store) => (store.delete(rowsOf(id)), addRows(store, id, text, 0))));
     },
     async clear(id) {
       next.delete(id);
+      read.delete(id);
       await inTransaction("readwrite", (store) => void store.delete(rowsOf(id)));
     },
   };
@@ -151,6 +170,9 @@ function accessor(agent, key) {
   }
   throw new TypeError(`attachSession: agent has no ${key} field`);
 }
+
+/** What a leading tab tells the others after it rewrote the log (after an append: the appended length). */
+const REPLACED = "replaced";
 
 const QUEUE_METHODS = ["steer", "followUp", "clearSteeringQueue", "clearFollowUpQueue", "clearAllQueues", "reset"];
 const RUN_METHODS = ["prompt", "continue"];
@@ -584,7 +606,11 @@ export async function attachSession(agent, options = {}) {
   let restored = false;
   let dropped = 0;
 
-  const rewrite = (text) => (store.replace ? store.replace(id, text) : Promise.resolve(store.clear(id)).then(() => store.append(id, text)));
+  // The other tabs read the log again from its start after this (they read only what was appended otherwise).
+  const rewrite = (text) =>
+    Promise.resolve(store.replace ? store.replace(id, text) : Promise.resolve(store.clear(id)).then(() => store.append(id, text))).then(
+      () => void channel?.postMessage(REPLACED),
+    );
 
   /** Reads the log; `undefined` when the store failed or holds another version. */
   async function load() {
@@ -635,19 +661,54 @@ export async function attachSession(agent, options = {}) {
   let reading = false;
   let readAgain = false;
   let takingOver = false;
-  /** In a following tab: shows the log as the leader wrote it (re-read whole, so nothing is applied twice). */
+  // In a following tab, the leader's log as read so far: its fold and how many characters it holds;
+  // `replacements` counts the leader's rewrites, after which it is read again from its start.
+  let followed;
+  let replacements = 0;
+  /**
+   * In a following tab: what the leader's log holds now. Reads only what was appended since the
+   * last read when the store can (`loadFrom`), else the whole log again; gives the fold's state,
+   * or undefined when the read failed or the log was replaced while it ran.
+   */
+  async function readFollowed() {
+    const f = followed;
+    const seen = replacements;
+    if (f !== undefined && store.loadFrom) {
+      let text;
+      try {
+        text = String((await store.loadFrom(id, f.at)) ?? "");
+      } catch (err) {
+        fail(err);
+        return undefined;
+      }
+      if (replacements !== seen) return undefined;
+      const { records, dropped } = readLog(text, true);
+      for (const r of records) f.fold.apply(r);
+      f.at += text.length - dropped;
+      return f.fold.state;
+    }
+    const log = await load();
+    if (!log || replacements !== seen) return undefined;
+    const fold = createFold();
+    for (const r of log.records) fold.apply(r);
+    followed = { fold, at: log.text.length - log.dropped };
+    return fold.state;
+  }
+  /** In a following tab: shows the log as the leader wrote it. */
   async function showRemote() {
     if (reading) return void (readAgain = true);
     reading = true;
     do {
       readAgain = false;
-      const log = await load();
-      if (!log || leader || takingOver) break;
-      const folded = foldLog(log.records);
+      const folded = await readFollowed();
+      if (leader || takingOver) break;
+      if (!folded) continue;
       agent.state.messages = folded.messages;
       if (folded.model !== undefined) agent.state.model = folded.model;
       if (folded.thinkingLevel !== undefined) agent.state.thinkingLevel = folded.thinkingLevel;
-      remoteStreaming = folded.streaming;
+      // A copy: the fold goes on extending its blocks' text in place.
+      const s = folded.streaming;
+      remoteStreaming = s && { ...s, content: s.content.map((b) => (b && typeof b === "object" ? { ...b } : b)) };
       notify();
     } while (readAgain && !leader && !takingOver && !detached);
     reading = false;
@@ -661,7 +722,11 @@ export async function attachSession(agent, options = {}) {
   function follow() {
     channel = openChannel();
     if (channel) {
-      channel.onmessage = () => {
+      channel.onmessage = (event) => {
+        if (event.data === REPLACED) {
+          followed = undefined;
+          replacements++;
+        }
         if (!leader && !detached) showRemote();
       };
     }

@@ -69,6 +69,13 @@ window.approvals = [];
 window.errors = [];
 window.setup = async ({ id = "test", store: kind = "idb", flushMs } = {}) => {
   let store = indexedDBStore({ name: "session-test" });
+  window.readChars = 0;
+  if (kind === "counting") {
+    // Counts the characters this tab reads from the store.
+    const inner = store;
+    const counted = async (text) => ((window.readChars += text.length), text);
+    store = { ...inner, load: async (id) => counted(await inner.load(id)), loadFrom: async (id, from) => counted(await inner.loadFrom(id, from)) };
+  }
   if (kind === "throwing") {
     // A store whose writes fail as a full disk does (QuotaExceededError).
     store = { ...store, append: async () => { throw new DOMException("The quota has been exceeded.", "QuotaExceededError"); } };

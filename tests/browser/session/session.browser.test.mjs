@@ -167,6 +167,28 @@ test("two tabs: one runs the loop, the other follows and takes over when the fir
   await context.close();
 });
 
+test("a following tab reads each character of the leader's log once, and shows what the leader has", async () => {
+  const context = await browser.newContext();
+  const a = await open(context, { id: "follow-once" });
+  const b = await open(context, { id: "follow-once", store: "counting" });
+  assert.equal(b.view.isLeader, false);
+  for (const [i, text] of ["one", "two", "three"].entries()) {
+    await a.page.evaluate((t) => window.run(t), text);
+    await until(a.page, (n) => window.agent.state.messages.length === n && !window.agent.state.isStreaming, 3 + 2 * i);
+    await a.page.evaluate(() => window.session.flush());
+    await until(b.page, (n) => window.agent.state.messages.length === n, 3 + 2 * i);
+  }
+  const logLength = await a.page.evaluate(async () => {
+    const { indexedDBStore } = await import("/pkg/session.js");
+    return (await indexedDBStore({ name: "session-test" }).load("follow-once")).length;
+  });
+  const readChars = await b.page.evaluate(() => window.readChars);
+  // Re-reading the whole log on each of the leader's writes would read its start once per write.
+  assert.equal(readChars, logLength);
+  assert.deepEqual((await view(b.page)).messages, (await view(a.page)).messages);
+  await context.close();
+});
+
 test("a store that throws is reported once; the agent keeps working", async () => {
   const context = await browser.newContext();
   const { page } = await open(context, { id: "throwing", store: "throwing", flushMs: 1 });

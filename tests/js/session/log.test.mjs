@@ -46,6 +46,21 @@ test("round trip: every record comes back, nothing dropped", () => {
   }
 });
 
+test("a log read in parts (what a following tab does): each appended part reads as the rest of the records, and folds to the same state", () => {
+  const whole = encode(STREAMED);
+  const cut = logHeader().length + logLine(STREAMED[0]).length + logLine(STREAMED[1]).length;
+  const first = readLog(whole.slice(0, cut));
+  const rest = readLog(whole.slice(cut), true);
+  assert.equal(rest.header, true);
+  assert.equal(rest.dropped, 0);
+  assert.deepEqual([...first.records, ...rest.records], STREAMED);
+  assert.deepEqual(foldLog([...first.records, ...rest.records]), foldLog(readLog(whole).records));
+  // A part cut inside its last record keeps the records before it; the cut one is counted as dropped.
+  const torn = readLog(whole.slice(cut, whole.length - 3), true);
+  assert.deepEqual(torn.records, STREAMED.slice(2, 3));
+  assert.equal(torn.dropped, whole.length - 3 - cut - logLine(STREAMED[2]).length);
+});
+
 test("answer text is raw after its record's line, not JSON, and the finished answer is whole again", () => {
   const text = encode(STREAMED);
   assert.ok(text.includes("Once\nupon"), "a streamed delta's text is in the log as it is");
