@@ -23,7 +23,7 @@ export interface SessionStore {
 
 /** Sessions in memory (tests, Node). */
 export declare function memoryStore(): SessionStore;
-/** Sessions in IndexedDB (the default in browsers); each write adds rows of at most 32,000 characters. */
+/** Sessions in IndexedDB (the default in browsers); each write adds rows of at most 64,000 characters (32,000 when the text has one above U+00FF). */
 export declare function indexedDBStore(options?: { name?: string }): SessionStore;
 
 export interface SessionOptions {
