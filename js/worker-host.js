@@ -344,6 +344,10 @@ export function serveAgent(setup, scope = globalThis) {
           agent.reset();
         } catch {}
         break;
+      case "forget":
+        refs.clear();
+        post({ op: "forgot" });
+        break;
       case "set": {
         const v = msg.v;
         if (msg.key === "messages") agent.state.messages = v.map((m) => refs.dec(m));

@@ -60,17 +60,29 @@ export class Refs {
   }
   dec(packed) {
     const [id, value, fields] = packed;
-    if (packed.length === 1) return this.objects.get(id);
+    if (packed.length === 1) return this.objects.get(id) ?? this.retired?.get(id);
     if (id === 0) return value;
     if (fields) for (const key in fields) value[key] = this.objects.get(fields[key]);
     this.ids.set(value, id);
     this.objects.set(id, value);
     return value;
   }
-  /** Forgets every object (both sides at once, on `reset()`). */
+  /** Forgets every object (the worker's side, when the main thread's `reset()` says so). */
   clear() {
     this.ids = new WeakMap();
     this.objects = new Map();
+  }
+  /**
+   * Forgets every object, but still resolves the numbers given so far, for what the other side sent
+   * before it forgot them too (the main thread's side, on `reset()`, until the worker's `forgot`).
+   */
+  retire() {
+    this.retired = this.objects;
+    this.clear();
+  }
+  /** The other side forgot its objects: nothing it sends refers to the retired ones. */
+  settle() {
+    this.retired = undefined;
   }
 }
 

@@ -227,6 +227,8 @@ export class WorkerAgent {
       return;
     }
     this.#dead = undefined;
+    // A new worker knows none of the objects the last one was sent.
+    this.#refs = new Refs(2);
     this.#outbox = [];
     this.#runCode = 0;
     this.#ahead = "";
@@ -336,6 +338,9 @@ export class WorkerAgent {
         break;
       case "abortCall":
         this.#calls.get(msg.id)?.abort(msg.reason);
+        return;
+      case "forgot":
+        this.#refs.settle();
         return;
       case "fatal":
         this.#fail(unpackError(msg.error) ?? new Error("pi-agent-wasm: the agent's worker failed"));
@@ -723,6 +728,11 @@ export class WorkerAgent {
     this.#post({ op: "clear", which: "clearAllQueues" });
     this.#steering = [];
     this.#followUp = [];
+    // Both sides forget the objects that crossed (they would stay referenced for the agent's lifetime).
+    if (this.#worker && !this.#dead) {
+      this.#refs.retire();
+      this.#post({ op: "forget" });
+    }
   }
 
   // ---- queues -------------------------------------------------------------------------------
