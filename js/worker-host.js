@@ -344,9 +344,9 @@ export function serveAgent(setup, scope = globalThis) {
           agent.reset();
         } catch {}
         break;
-      case "forget":
-        refs.clear();
-        post({ op: "forgot" });
+      case "keep":
+        refs.keep(msg.ids);
+        post({ op: "kept" });
         break;
       case "set": {
         const v = msg.v;

@@ -67,22 +67,40 @@ export class Refs {
     this.objects.set(id, value);
     return value;
   }
-  /** Forgets every object (the worker's side, when the main thread's `reset()` says so). */
-  clear() {
-    this.ids = new WeakMap();
-    this.objects = new Map();
-  }
   /**
-   * Forgets every object, but still resolves the numbers given so far, for what the other side sent
-   * before it forgot them too (the main thread's side, on `reset()`, until the worker's `forgot`).
+   * The main thread's side of a sweep: forgets every object but those in `live` (which keep their
+   * numbers), and gives the numbers kept, for the worker's `keep`. Until as many `settle()`s as
+   * sweeps, the numbers given before still resolve, for what the worker sent before its `keep`.
    */
-  retire() {
-    this.retired = this.objects;
-    this.clear();
+  retain(live) {
+    const kept = new Map();
+    for (const o of live) {
+      const id = o !== null && typeof o === "object" ? this.ids.get(o) : undefined;
+      if (id !== undefined) kept.set(id, o);
+    }
+    this.retired ??= new Map();
+    for (const [id, o] of this.objects) this.retired.set(id, o);
+    this.sweeps = (this.sweeps ?? 0) + 1;
+    this.#replace(kept);
+    return [...kept.keys()];
   }
-  /** The other side forgot its objects: nothing it sends refers to the retired ones. */
+  /** The worker's side of a sweep: forgets every object but those numbered `ids`. */
+  keep(ids) {
+    const kept = new Map();
+    for (const id of ids) {
+      const o = this.objects.get(id);
+      if (o !== undefined) kept.set(id, o);
+    }
+    this.#replace(kept);
+  }
+  /** The worker acknowledged a sweep. */
   settle() {
-    this.retired = undefined;
+    if (--this.sweeps === 0) this.retired = undefined;
+  }
+  #replace(kept) {
+    this.objects = kept;
+    this.ids = new WeakMap();
+    for (const [id, o] of kept) this.ids.set(o, id);
   }
 }
 

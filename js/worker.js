@@ -339,7 +339,7 @@ export class WorkerAgent {
       case "abortCall":
         this.#calls.get(msg.id)?.abort(msg.reason);
         return;
-      case "forgot":
+      case "kept":
         this.#refs.settle();
         return;
       case "fatal":
@@ -670,6 +670,18 @@ export class WorkerAgent {
   #syncMessages() {
     const messages = (this.#mirror = this.#internals.runMessages(true));
     this.#post({ op: "set", key: "messages", v: messages.map((m) => this.#refs.enc(m)) });
+    this.#sweep();
+  }
+  /**
+   * Between runs, both sides forget the objects that crossed but those the agent still holds (its
+   * transcript and queues): a message trimmed from the transcript, a superseded partial result or
+   * everything before a `reset()` would otherwise stay reachable for the agent's lifetime.
+   */
+  #sweep() {
+    if (this.#run || !this.#worker || this.#dead) return;
+    const live = [];
+    for (const m of [...this.#internals.runMessages(true), ...this.#steering, ...this.#followUp]) live.push(m, m?.content, m?.details);
+    this.#post({ op: "keep", ids: this.#refs.retain(live) });
   }
   /** Edits of `state.messages` in place since the last sync reach the worker before a run. */
   #syncBeforeRun() {
@@ -728,11 +740,7 @@ export class WorkerAgent {
     this.#post({ op: "clear", which: "clearAllQueues" });
     this.#steering = [];
     this.#followUp = [];
-    // Both sides forget the objects that crossed (they would stay referenced for the agent's lifetime).
-    if (this.#worker && !this.#dead) {
-      this.#refs.retire();
-      this.#post({ op: "forget" });
-    }
+    this.#sweep();
   }
 
   // ---- queues -------------------------------------------------------------------------------

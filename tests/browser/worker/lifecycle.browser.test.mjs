@@ -1,7 +1,8 @@
 // A WorkerAgent's worker over its lifetime, in headless Chromium: the worker a run starts after
 // terminate() is given the whole transcript (the objects the last worker knew are sent again),
-// and reset() makes the page forget the objects that crossed the channel (nothing the agent no
-// longer holds stays reachable from it). Chromium runs with --expose-gc for the second.
+// and reset() or trimming state.messages makes the page forget the objects that crossed the
+// channel (nothing the agent no longer holds stays reachable from it). Chromium runs with
+// --expose-gc for those.
 import test from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -91,6 +92,36 @@ test("WorkerAgent lifecycle", { timeout: 120_000 }, async (t) => {
 			assert.equal(got.heldBefore, true);
 			assert.equal(got.collected, true);
 			assert.deepEqual(got.after, [["user", null, null, "after"], ["assistant", "stop", null, '["user"]']]);
+		});
+
+		await t.test("trimming state.messages between runs forgets the trimmed messages; the kept ones keep their identity", async () => {
+			const got = await page.evaluate(async () => {
+				const agent = await window.newAgent();
+				let first = { role: "user", content: [{ type: "text", text: "first" }], timestamp: 1 };
+				const sent = new WeakRef(first);
+				await agent.prompt(first);
+				first = undefined;
+				const answer = new WeakRef(agent.state.messages[1]);
+				await agent.prompt("second");
+				const kept = agent.state.messages.slice(2);
+				agent.state.messages = kept;
+				let collected = false;
+				for (let i = 0; i < 50 && !collected; i++) {
+					await new Promise((resolve) => setTimeout(resolve, 20));
+					globalThis.gc();
+					collected = sent.deref() === undefined && answer.deref() === undefined;
+				}
+				await agent.prompt("third");
+				await agent.prompt("fourth");
+				return {
+					collected,
+					after: window.summary(agent),
+					sameObjects: agent.state.messages[0] === kept[0] && agent.state.messages[1] === kept[1],
+				};
+			});
+			assert.equal(got.collected, true);
+			assert.equal(got.sameObjects, true);
+			assert.deepEqual(got.after.map((r) => r[3]), ["second", '["user","assistant","user"]', "third", '["user","assistant","user"]', "fourth", '["user","assistant","user","assistant","user"]']);
 		});
 	} finally {
 		await browser.close();
