@@ -95,7 +95,12 @@ export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
     (db ??= new Promise((resolve, reject) => {
       const r = indexedDB.open(name, 2);
       r.onupgradeneeded = (event) => upgrade(r.result, r.transaction, event.oldVersion);
-      r.onsuccess = () => resolve(r.result);
+      r.onsuccess = () => {
+        // A tab of a later version upgrading the database waits for this connection to close: it
+        // closes (this store's next write then fails, and is reported once).
+        r.result.onversionchange = () => r.result.close();
+        resolve(r.result);
+      };
       r.onerror = () => reject(r.error);
       r.onblocked = () => reject(new Error(`IndexedDB database ${name} is blocked by another connection`));
     }));
