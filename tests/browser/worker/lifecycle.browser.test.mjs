@@ -34,6 +34,16 @@ test("WorkerAgent lifecycle", { timeout: 120_000 }, async (t) => {
 					workerOptions,
 				});
 			};
+			// Whether every object of `refs` (WeakRefs) is collected within a bounded number of GCs, a
+			// macrotask apart (the worker's acknowledgement of a sweep comes in one).
+			window.collected = async (...refs) => {
+				for (let i = 0; i < 50; i++) {
+					await new Promise((resolve) => setTimeout(resolve, 20));
+					globalThis.gc();
+					if (refs.every((r) => r.deref() === undefined)) return true;
+				}
+				return false;
+			};
 			window.summary = (agent) => agent.state.messages.map((m) => [m.role, m.stopReason ?? null, m.errorMessage ?? null, m.content?.[0]?.text ?? m.content]);
 		};
 		await page.evaluate(setup);
@@ -79,12 +89,7 @@ test("WorkerAgent lifecycle", { timeout: 120_000 }, async (t) => {
 				const heldBefore = sent.deref() !== undefined;
 				agent.reset();
 				// The worker's acknowledgement ends the page's hold on what it had numbered.
-				let collected = false;
-				for (let i = 0; i < 50 && !collected; i++) {
-					await new Promise((resolve) => setTimeout(resolve, 20));
-					globalThis.gc();
-					collected = sent.deref() === undefined && answer.deref() === undefined;
-				}
+				const collected = await window.collected(sent, answer);
 				// And the agent still works, with an empty transcript.
 				await agent.prompt("after");
 				return { heldBefore, collected, after: window.summary(agent) };
@@ -105,12 +110,7 @@ test("WorkerAgent lifecycle", { timeout: 120_000 }, async (t) => {
 				await agent.prompt("second");
 				const kept = agent.state.messages.slice(2);
 				agent.state.messages = kept;
-				let collected = false;
-				for (let i = 0; i < 50 && !collected; i++) {
-					await new Promise((resolve) => setTimeout(resolve, 20));
-					globalThis.gc();
-					collected = sent.deref() === undefined && answer.deref() === undefined;
-				}
+				const collected = await window.collected(sent, answer);
 				await agent.prompt("third");
 				await agent.prompt("fourth");
 				return {
