@@ -8,16 +8,16 @@
 // in the browser (a control for the harness itself). PI_BROWSER_PKG_DIR=<dir> tests another build of pkg/.
 import test from "node:test";
 import assert from "node:assert/strict";
-import http from "node:http";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve, sep, extname } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startSseServer } from "../../support/sse-server.mjs";
 import { runProxy, MODEL, CONTEXT, E, sseScript } from "../../js/proxy/harness.mjs";
 import { withoutSnapshot, describeDiff } from "../../js/proxy/normalize.mjs";
 import { streamProxy as referenceStreamProxy } from "@earendil-works/pi-agent-core";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
+import { startStaticServer } from "../../support/static-server.mjs";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 // PI_BROWSER_PKG_DIR points at another build (e.g. a frozen copy while pkg/ is being rebuilt).
@@ -26,54 +26,6 @@ const HERE = fileURLToPath(new URL("./", import.meta.url));
 const JS_PROXY = fileURLToPath(new URL("../../js/proxy/", import.meta.url));
 
 
-const MIME = {
-	".html": "text/html; charset=utf-8",
-	".js": "text/javascript; charset=utf-8",
-	".mjs": "text/javascript; charset=utf-8",
-	".wasm": "application/wasm",
-	".json": "application/json",
-	".ts": "text/plain; charset=utf-8",
-	".map": "application/json",
-};
-
-/** Static file server: URL prefix -> directory. Only files inside the mapped directories are served. */
-async function startStaticServer(mounts) {
-	const server = http.createServer((req, res) => {
-		const path = decodeURIComponent(req.url.split("?")[0]);
-		if (path === "/favicon.ico") {
-			res.writeHead(204);
-			res.end();
-			return;
-		}
-		for (const [prefix, dir] of Object.entries(mounts)) {
-			if (!path.startsWith(prefix)) continue;
-			const root = resolve(dir);
-			const file = resolve(root, "." + path.slice(prefix.length - 1));
-			if (file !== root && !file.startsWith(root + sep)) break;
-			let data;
-			try {
-				if (!statSync(file).isFile()) break;
-				data = readFileSync(file);
-			} catch {
-				break;
-			}
-			res.writeHead(200, { "content-type": MIME[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
-			res.end(data);
-			return;
-		}
-		res.writeHead(404, { "content-type": "text/plain" });
-		res.end(`not found: ${path}`);
-	});
-	await new Promise((r) => server.listen(0, "127.0.0.1", r));
-	return {
-		url: `http://127.0.0.1:${server.address().port}`,
-		close: () => {
-			const done = new Promise((r) => server.close(r));
-			server.closeAllConnections();
-			return done;
-		},
-	};
-}
 
 /** The reference streamProxy bundled for the browser (pi-ai reduced to the two modules proxy.js uses). */
 async function bundleReference(outDir) {

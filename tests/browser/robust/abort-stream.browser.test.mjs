@@ -4,34 +4,11 @@
 // event and after a few deltas, without hooks and with hooks. Skipped when pkg/ is not built.
 import test from "node:test";
 import assert from "node:assert/strict";
-import http from "node:http";
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
+import { startStaticServer } from "../../support/static-server.mjs";
 
 const PKG = fileURLToPath(new URL("../../../pkg/", import.meta.url));
-const MIME = { ".js": "text/javascript", ".wasm": "application/wasm", ".html": "text/html" };
-
-function serve() {
-	const server = http.createServer((req, res) => {
-		const path = decodeURIComponent(req.url.split("?")[0]);
-		if (path === "/") {
-			res.writeHead(200, { "content-type": "text/html" });
-			res.end("<!doctype html><title>abort-stream</title>");
-			return;
-		}
-		const file = resolve(PKG, "." + path.replace(/^\/pkg/, ""));
-		if (path.startsWith("/pkg/") && file.startsWith(resolve(PKG) + sep) && existsSync(file) && statSync(file).isFile()) {
-			res.writeHead(200, { "content-type": MIME[extname(file)] ?? "application/octet-stream" });
-			res.end(readFileSync(file));
-			return;
-		}
-		res.writeHead(404);
-		res.end();
-	});
-	return new Promise((r) => server.listen(0, "127.0.0.1", () => r(server)));
-}
 
 /** Runs in the page: every case, returning what each saw. */
 async function cases() {
@@ -95,11 +72,11 @@ async function cases() {
 
 test("Chromium: abort ends the read of a stream that ignores it", { timeout: 120_000 }, async () => {
 	const { chromium } = await import("playwright-core");
-	const server = await serve();
+	const server = await startStaticServer({ "/pkg/": PKG }, { pages: { "/": "<!doctype html><title>abort-stream</title>" } });
 	const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 	try {
 		const page = await browser.newPage();
-		await page.goto(`http://127.0.0.1:${server.address().port}/`);
+		await page.goto(`${server.url}/`);
 		const { out, unhandled } = await page.evaluate(cases);
 		assert.equal(out.length, 12);
 		for (const r of out) {
@@ -115,6 +92,6 @@ test("Chromium: abort ends the read of a stream that ignores it", { timeout: 120
 		assert.deepEqual(unhandled, []);
 	} finally {
 		await browser.close();
-		await new Promise((r) => server.close(r));
+		await server.close();
 	}
 });

@@ -14,13 +14,13 @@
 // loads next to it. Skipped when pkg/ is not built. PI_BROWSER_PKG_DIR=<dir> tests another build of pkg/.
 import test from "node:test";
 import assert from "node:assert/strict";
-import http from "node:http";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve, sep, extname } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
+import { startStaticServer } from "../../support/static-server.mjs";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const HERE = fileURLToPath(new URL("./", import.meta.url));
@@ -30,50 +30,6 @@ const PKG_DIR = process.env.PI_BROWSER_PKG_DIR ? resolve(process.env.PI_BROWSER_
 // Renders allowed above the number of frames the run spanned (the first notification, the last one).
 const FRAME_SLACK = 3;
 
-const MIME = {
-	".html": "text/html; charset=utf-8",
-	".js": "text/javascript; charset=utf-8",
-	".wasm": "application/wasm",
-	".json": "application/json",
-	".map": "application/json",
-};
-
-/** Static file server on 127.0.0.1: URL prefix -> directory; only files inside the mapped directories. */
-async function startStaticServer(mounts) {
-	const server = http.createServer((req, res) => {
-		const path = decodeURIComponent(req.url.split("?")[0]);
-		if (path === "/favicon.ico") {
-			res.writeHead(204);
-			res.end();
-			return;
-		}
-		for (const [prefix, dir] of Object.entries(mounts)) {
-			if (!path.startsWith(prefix)) continue;
-			const root = resolve(dir);
-			const file = resolve(root, "." + path.slice(prefix.length - 1));
-			if (file !== root && !file.startsWith(root + sep)) break;
-			try {
-				if (!statSync(file).isFile()) break;
-				res.writeHead(200, { "content-type": MIME[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
-				res.end(readFileSync(file));
-				return;
-			} catch {
-				break;
-			}
-		}
-		res.writeHead(404, { "content-type": "text/plain" });
-		res.end(`not found: ${path}`);
-	});
-	await new Promise((r) => server.listen(0, "127.0.0.1", r));
-	return {
-		url: `http://127.0.0.1:${server.address().port}`,
-		close: () => {
-			const done = new Promise((r) => server.close(r));
-			server.closeAllConnections();
-			return done;
-		},
-	};
-}
 
 function ensureFrameworks() {
 	if (["react-dom", "svelte", "vue"].every((name) => existsSync(join(HERE, "node_modules", name)))) return;
