@@ -44,8 +44,14 @@ fn truthy(v: &Value) -> bool {
 }
 
 /// `normalizeOptionalNulls`: drops `null` values of optional properties whose
-/// schema rejects `null`.
-pub(crate) fn normalize(h: &dyn Host, v: &mut Value, s: &Value, depth: u32) -> Res<()> {
+/// schema rejects `null`; sets `changed` when it drops one.
+pub(crate) fn normalize(
+    h: &dyn Host,
+    v: &mut Value,
+    s: &Value,
+    depth: u32,
+    changed: &mut bool,
+) -> Res<()> {
     if depth > MAX_DEPTH || super::stack::exhausted() {
         return Err(overflow());
     }
@@ -54,13 +60,13 @@ pub(crate) fn normalize(h: &dyn Host, v: &mut Value, s: &Value, depth: u32) -> R
             Some(Value::Array(list)) => {
                 for (x, t) in items.iter_mut().zip(list) {
                     if truthy(t) {
-                        normalize(h, x, t, depth + 1)?;
+                        normalize(h, x, t, depth + 1, changed)?;
                     }
                 }
             }
             Some(t) if truthy(t) => {
                 for x in items {
-                    normalize(h, x, t, depth + 1)?;
+                    normalize(h, x, t, depth + 1, changed)?;
                 }
             }
             _ => {}
@@ -70,15 +76,15 @@ pub(crate) fn normalize(h: &dyn Host, v: &mut Value, s: &Value, depth: u32) -> R
                 Some(Value::Object(p)) => p,
                 _ => return Ok(()),
             };
-            let required: Vec<&str> = match s.get("required") {
-                Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
-                _ => Vec::new(),
+            let required = match s.get("required") {
+                Some(Value::Array(r)) => r.as_slice(),
+                _ => &[],
             };
             for (k, ps) in props.iter() {
                 let drop = match o.get(k) {
                     None => continue,
                     Some(Value::Null) => {
-                        !required.contains(&k.as_str())
+                        !required.iter().any(|r| r.as_str() == Some(k.as_str()))
                             && !matches!(ps.get("$ref"), Some(Value::String(_)))
                             && sub_check(h, ps, &Value::Null)? == Some(false)
                     }
@@ -86,8 +92,9 @@ pub(crate) fn normalize(h: &dyn Host, v: &mut Value, s: &Value, depth: u32) -> R
                 };
                 if drop {
                     o.remove(k);
+                    *changed = true;
                 } else if let Some(x) = o.get_mut(k) {
-                    normalize(h, x, ps, depth + 1)?;
+                    normalize(h, x, ps, depth + 1, changed)?;
                 }
             }
         }
@@ -96,12 +103,13 @@ pub(crate) fn normalize(h: &dyn Host, v: &mut Value, s: &Value, depth: u32) -> R
     Ok(())
 }
 
-fn types(s: &Value) -> Vec<&str> {
-    match s.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(l)) => l.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
+/// The type names of `s` (its `type`, one name or a list).
+fn types(s: &Value) -> impl Iterator<Item = &str> + Clone {
+    let t = s.get("type");
+    let list = t.and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    t.and_then(Value::as_str)
+        .into_iter()
+        .chain(list.iter().filter_map(Value::as_str))
 }
 
 fn matches_type(v: &Value, t: &str) -> bool {
@@ -119,7 +127,7 @@ fn matches_type(v: &Value, t: &str) -> bool {
     }
 }
 
-/// `coercePrimitiveByType`: Some(new value) when it changes `v`.
+/// `coercePrimitiveByType`: Some(new value) when it changes `v` (always to another type).
 fn coerce_primitive(h: &dyn Host, v: &Value, t: &str) -> Option<Value> {
     let numeric = |integer: bool| match v {
         Value::Null => Some(Value::Number(0.0)),
@@ -162,8 +170,16 @@ fn coerce_primitive(h: &dyn Host, v: &Value, t: &str) -> Option<Value> {
     }
 }
 
-/// `coerceWithJsonSchema`, by value (objects are rebuilt in place).
-pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value> {
+/// `coerceWithJsonSchema`, by value (objects are rebuilt in place); sets
+/// `changed` when the result may differ from `v` (it is left alone only when
+/// the result is `v` unchanged).
+pub(crate) fn coerce(
+    h: &dyn Host,
+    v: Value,
+    s: &Value,
+    depth: u32,
+    changed: &mut bool,
+) -> Res<Value> {
     if depth > MAX_DEPTH || super::stack::exhausted() {
         return Err(overflow());
     }
@@ -171,27 +187,28 @@ pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value
     let mut v = v;
     if let Some(Value::Array(all)) = s.get("allOf") {
         for m in all {
-            v = coerce(h, v, m, d)?;
+            v = coerce(h, v, m, d, changed)?;
         }
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(members)) = s.get(key) {
-            v = union(h, v, members, d)?;
+            v = union(h, v, members, d, changed)?;
         }
     }
     let ts = types(s);
-    let matches = ts.len() > 1 && ts.iter().any(|t| matches_type(&v, t));
-    if !ts.is_empty() && !matches {
-        if let Some(c) = ts.iter().find_map(|t| coerce_primitive(h, &v, t)) {
+    let matches = ts.clone().nth(1).is_some() && ts.clone().any(|t| matches_type(&v, t));
+    if !matches {
+        if let Some(c) = ts.clone().find_map(|t| coerce_primitive(h, &v, t)) {
             v = c;
+            *changed = true;
         }
     }
-    if ts.contains(&"object") {
+    if ts.clone().any(|t| t == "object") {
         if let Value::Object(o) = &mut v {
             if let Some(Value::Object(props)) = s.get("properties") {
                 for (k, ps) in props.iter() {
                     if let Some(x) = o.get_mut(k) {
-                        *x = coerce(h, core::mem::replace(x, Value::Null), ps, d)?;
+                        *x = coerce(h, core::mem::replace(x, Value::Null), ps, d, changed)?;
                     }
                 }
             }
@@ -199,25 +216,25 @@ pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value
                 let known = |k: &str| matches!(s.get("properties"), Some(Value::Object(p)) if p.contains_key(k));
                 for (k, x) in o.iter_mut() {
                     if !known(k) {
-                        *x = coerce(h, core::mem::replace(x, Value::Null), ap, d)?;
+                        *x = coerce(h, core::mem::replace(x, Value::Null), ap, d, changed)?;
                     }
                 }
             }
         }
     }
-    if ts.contains(&"array") {
+    if ts.clone().any(|t| t == "array") {
         if let Value::Array(a) = &mut v {
             match s.get("items") {
                 Some(Value::Array(list)) => {
                     for (x, t) in a.iter_mut().zip(list) {
                         if truthy(t) {
-                            *x = coerce(h, core::mem::replace(x, Value::Null), t, d)?;
+                            *x = coerce(h, core::mem::replace(x, Value::Null), t, d, changed)?;
                         }
                     }
                 }
                 Some(t @ Value::Object(_)) => {
                     for x in a.iter_mut() {
-                        *x = coerce(h, core::mem::replace(x, Value::Null), t, d)?;
+                        *x = coerce(h, core::mem::replace(x, Value::Null), t, d, changed)?;
                     }
                 }
                 _ => {}
@@ -228,15 +245,17 @@ pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value
 }
 
 /// `coerceWithUnionSchema`.
-fn union(h: &dyn Host, v: Value, members: &[Value], d: u32) -> Res<Value> {
+fn union(h: &dyn Host, v: Value, members: &[Value], d: u32, changed: &mut bool) -> Res<Value> {
     for m in members {
         if sub_check(h, m, &v)? == Some(true) {
             return Ok(v);
         }
     }
     for m in members {
-        let c = coerce(h, v.clone(), m, d)?;
+        let mut coerced = false;
+        let c = coerce(h, v.clone(), m, d, &mut coerced)?;
         if sub_check(h, m, &c)? == Some(true) {
+            *changed |= coerced;
             return Ok(c);
         }
     }
