@@ -103,13 +103,12 @@ pub(crate) fn normalize(
     Ok(())
 }
 
-/// The type names of `s` (its `type`, one name or a list).
-fn types(s: &Value) -> impl Iterator<Item = &str> + Clone {
-    let t = s.get("type");
-    let list = t.and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
-    t.and_then(Value::as_str)
-        .into_iter()
-        .chain(list.iter().filter_map(Value::as_str))
+fn types(s: &Value) -> Vec<&str> {
+    match s.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(l)) => l.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn matches_type(v: &Value, t: &str) -> bool {
@@ -196,14 +195,14 @@ pub(crate) fn coerce(
         }
     }
     let ts = types(s);
-    let matches = ts.clone().nth(1).is_some() && ts.clone().any(|t| matches_type(&v, t));
-    if !matches {
-        if let Some(c) = ts.clone().find_map(|t| coerce_primitive(h, &v, t)) {
+    let matches = ts.len() > 1 && ts.iter().any(|t| matches_type(&v, t));
+    if !ts.is_empty() && !matches {
+        if let Some(c) = ts.iter().find_map(|t| coerce_primitive(h, &v, t)) {
             v = c;
             *changed = true;
         }
     }
-    if ts.clone().any(|t| t == "object") {
+    if ts.contains(&"object") {
         if let Value::Object(o) = &mut v {
             if let Some(Value::Object(props)) = s.get("properties") {
                 for (k, ps) in props.iter() {
@@ -222,7 +221,7 @@ pub(crate) fn coerce(
             }
         }
     }
-    if ts.clone().any(|t| t == "array") {
+    if ts.contains(&"array") {
         if let Value::Array(a) = &mut v {
             match s.get("items") {
                 Some(Value::Array(list)) => {
