@@ -18,7 +18,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::{to_js, to_value, to_value_exotic};
 use super::errors;
-use crate::json::schema::{CompiledSchema, Host, SchemaError, ValidationFailure};
+use crate::json::schema::{CompiledSchema, Host, SchemaError};
 
 /// The error of arguments that hold what JSON cannot carry and that the schema would coerce.
 const UNCOERCIBLE: &str = "Tool arguments hold values JSON cannot carry (undefined, a Date, Map, Set or typed array) where the schema would coerce them.";
@@ -88,53 +88,47 @@ fn make_validator(compiled: CompiledSchema, legacy: bool) -> Function {
         // (most of a tool call's in Chromium). Anything else is first copied as
         // 1.4.0 copies it, with its errors (a function, a symbol) and what the copy
         // keeps (a `Date`, a `Map`, `undefined`).
-        let text = json.as_deref().and_then(crate::json::text::parse);
-        if let Some(value) = text {
-            // Unchanged: JS's copy of the text (`undefined` says so); coerced
-            // data is built afresh.
-            return match compiled.validate_arguments_changed(value, legacy, &JsHost) {
-                Ok(Ok((coerced, changed))) => Ok(if changed {
-                    to_js(&coerced)
-                } else {
-                    JsValue::UNDEFINED
-                }),
-                Ok(Err(failure)) => Err(failure_lines(&failure)),
-                Err(SchemaError::Compile(m)) => Err(errors::error(&m)),
+        // `input`: for arguments holding what JSON cannot carry, the data to
+        // compare the coerced arguments with.
+        let (args, value, input, from_text) =
+            match json.as_deref().and_then(crate::json::text::parse) {
+                Some(value) => (JsValue::UNDEFINED, value, None, true),
+                // Not plain JSON data (or text that did not parse, which JS never
+                // sends): whatever a walk of these arguments would read, they are
+                // copied first.
+                None => {
+                    let args = clone_arguments(&args)?;
+                    let (value, exotic) =
+                        to_value_exotic(&args).map_err(|e| errors::error(&e.message()))?;
+                    let input = exotic.then(|| value.clone());
+                    (args, value, input, false)
+                }
             };
-        }
-        // Not plain JSON data (or text that did not parse, which JS never
-        // sends): whatever a walk of these arguments would read, they are
-        // copied first. `input`: the data to compare the coerced arguments with.
-        let args = clone_arguments(&args)?;
-        let (value, exotic) = to_value_exotic(&args).map_err(|e| errors::error(&e.message()))?;
-        let input = exotic.then(|| value.clone());
-        match compiled.validate_arguments_with(value, legacy, &JsHost) {
-            Ok(Ok(coerced)) => match input {
+        match compiled.validate_arguments_changed(value, legacy, &JsHost) {
+            Ok(Ok((coerced, changed))) => match input {
+                // Unchanged: JS's copy of the text (`undefined` says so).
+                _ if from_text && !changed => Ok(JsValue::UNDEFINED),
+                // Coerced text data, or a clone of plain data: built afresh.
                 None => Ok(to_js(&coerced)),
                 // Unchanged `undefined`, a `Date`, a `Map`...: the clone, what
                 // 1.4.0 hands `execute`.
-                Some(input) if input == coerced => Ok(args),
+                Some(input) if !changed || input == coerced => Ok(args),
                 // Otherwise coercion would change what the clone's JSON copy
                 // cannot say faithfully.
                 Some(_) => Err(errors::error(UNCOERCIBLE)),
             },
-            Ok(Err(failure)) => Err(failure_lines(&failure)),
+            Ok(Err(failure)) => Err(failure
+                .lines
+                .iter()
+                .map(|l| JsValue::from_str(l))
+                .collect::<Array>()
+                .into()),
             Err(SchemaError::Compile(m)) => Err(errors::error(&m)),
         }
     };
     Closure::<dyn FnMut(JsValue, Option<String>) -> Result<JsValue, JsValue>>::new(validate)
         .into_js_value()
         .unchecked_into()
-}
-
-/// A failure's error lines, as validate.js words them.
-fn failure_lines(failure: &ValidationFailure) -> JsValue {
-    failure
-        .lines
-        .iter()
-        .map(|l| JsValue::from_str(l))
-        .collect::<Array>()
-        .into()
 }
 
 /// The validator of `schema`, read and compiled (validate.js caches it per
