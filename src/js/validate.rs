@@ -88,11 +88,11 @@ fn make_validator(compiled: CompiledSchema, legacy: bool) -> Function {
         // (most of a tool call's in Chromium). Anything else is first copied as
         // 1.4.0 copies it, with its errors (a function, a symbol) and what the copy
         // keeps (a `Date`, a `Map`, `undefined`).
-        // `Some` once the text (or the clone) is read: the data to compare the
-        // coerced arguments with.
+        // `input`: for arguments holding what JSON cannot carry, the data to
+        // compare the coerced arguments with.
         let (args, value, input, from_text) =
             match json.as_deref().and_then(crate::json::text::parse) {
-                Some(value) => (JsValue::UNDEFINED, value.clone(), Some(value), true),
+                Some(value) => (JsValue::UNDEFINED, value, None, true),
                 // Not plain JSON data (or text that did not parse, which JS never
                 // sends): whatever a walk of these arguments would read, they are
                 // copied first.
@@ -104,16 +104,17 @@ fn make_validator(compiled: CompiledSchema, legacy: bool) -> Function {
                     (args, value, input, false)
                 }
             };
-        match compiled.validate_arguments_with(value, legacy, &JsHost) {
-            Ok(Ok(coerced)) => match input {
+        match compiled.validate_arguments_changed(value, legacy, &JsHost) {
+            Ok(Ok((coerced, changed))) => match input {
+                // Unchanged: JS's copy of the text (`undefined` says so).
+                _ if from_text && !changed => Ok(JsValue::UNDEFINED),
+                // Coerced text data, or a clone of plain data: built afresh.
                 None => Ok(to_js(&coerced)),
-                // Unchanged: JS's copy of the text (`undefined` says so), or for
-                // `undefined`, a `Date`, a `Map`...: the clone, what 1.4.0 hands
-                // `execute`.
-                Some(input) if input == coerced => Ok(args),
-                // Coerced text data is built afresh; otherwise coercion would
-                // change what the clone's JSON copy cannot say faithfully.
-                Some(_) if from_text => Ok(to_js(&coerced)),
+                // Unchanged `undefined`, a `Date`, a `Map`...: the clone, what
+                // 1.4.0 hands `execute`.
+                Some(input) if !changed || input == coerced => Ok(args),
+                // Otherwise coercion would change what the clone's JSON copy
+                // cannot say faithfully.
                 Some(_) => Err(errors::error(UNCOERCIBLE)),
             },
             Ok(Err(failure)) => Err(failure

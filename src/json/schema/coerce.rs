@@ -44,8 +44,14 @@ fn truthy(v: &Value) -> bool {
 }
 
 /// `normalizeOptionalNulls`: drops `null` values of optional properties whose
-/// schema rejects `null`.
-pub(crate) fn normalize(h: &dyn Host, v: &mut Value, s: &Value, depth: u32) -> Res<()> {
+/// schema rejects `null`; sets `changed` when it drops one.
+pub(crate) fn normalize(
+    h: &dyn Host,
+    v: &mut Value,
+    s: &Value,
+    depth: u32,
+    changed: &mut bool,
+) -> Res<()> {
     if depth > MAX_DEPTH || super::stack::exhausted() {
         return Err(overflow());
     }
@@ -54,13 +60,13 @@ pub(crate) fn normalize(h: &dyn Host, v: &mut Value, s: &Value, depth: u32) -> R
             Some(Value::Array(list)) => {
                 for (x, t) in items.iter_mut().zip(list) {
                     if truthy(t) {
-                        normalize(h, x, t, depth + 1)?;
+                        normalize(h, x, t, depth + 1, changed)?;
                     }
                 }
             }
             Some(t) if truthy(t) => {
                 for x in items {
-                    normalize(h, x, t, depth + 1)?;
+                    normalize(h, x, t, depth + 1, changed)?;
                 }
             }
             _ => {}
@@ -70,15 +76,15 @@ pub(crate) fn normalize(h: &dyn Host, v: &mut Value, s: &Value, depth: u32) -> R
                 Some(Value::Object(p)) => p,
                 _ => return Ok(()),
             };
-            let required: Vec<&str> = match s.get("required") {
-                Some(Value::Array(r)) => r.iter().filter_map(Value::as_str).collect(),
-                _ => Vec::new(),
+            let required = match s.get("required") {
+                Some(Value::Array(r)) => r.as_slice(),
+                _ => &[],
             };
             for (k, ps) in props.iter() {
                 let drop = match o.get(k) {
                     None => continue,
                     Some(Value::Null) => {
-                        !required.contains(&k.as_str())
+                        !required.iter().any(|r| r.as_str() == Some(k.as_str()))
                             && !matches!(ps.get("$ref"), Some(Value::String(_)))
                             && sub_check(h, ps, &Value::Null)? == Some(false)
                     }
@@ -86,8 +92,9 @@ pub(crate) fn normalize(h: &dyn Host, v: &mut Value, s: &Value, depth: u32) -> R
                 };
                 if drop {
                     o.remove(k);
+                    *changed = true;
                 } else if let Some(x) = o.get_mut(k) {
-                    normalize(h, x, ps, depth + 1)?;
+                    normalize(h, x, ps, depth + 1, changed)?;
                 }
             }
         }
@@ -119,7 +126,7 @@ fn matches_type(v: &Value, t: &str) -> bool {
     }
 }
 
-/// `coercePrimitiveByType`: Some(new value) when it changes `v`.
+/// `coercePrimitiveByType`: Some(new value) when it changes `v` (always to another type).
 fn coerce_primitive(h: &dyn Host, v: &Value, t: &str) -> Option<Value> {
     let numeric = |integer: bool| match v {
         Value::Null => Some(Value::Number(0.0)),
@@ -162,8 +169,16 @@ fn coerce_primitive(h: &dyn Host, v: &Value, t: &str) -> Option<Value> {
     }
 }
 
-/// `coerceWithJsonSchema`, by value (objects are rebuilt in place).
-pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value> {
+/// `coerceWithJsonSchema`, by value (objects are rebuilt in place); sets
+/// `changed` when the result may differ from `v` (it is left alone only when
+/// the result is `v` unchanged).
+pub(crate) fn coerce(
+    h: &dyn Host,
+    v: Value,
+    s: &Value,
+    depth: u32,
+    changed: &mut bool,
+) -> Res<Value> {
     if depth > MAX_DEPTH || super::stack::exhausted() {
         return Err(overflow());
     }
@@ -171,12 +186,12 @@ pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value
     let mut v = v;
     if let Some(Value::Array(all)) = s.get("allOf") {
         for m in all {
-            v = coerce(h, v, m, d)?;
+            v = coerce(h, v, m, d, changed)?;
         }
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(members)) = s.get(key) {
-            v = union(h, v, members, d)?;
+            v = union(h, v, members, d, changed)?;
         }
     }
     let ts = types(s);
@@ -184,6 +199,7 @@ pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value
     if !ts.is_empty() && !matches {
         if let Some(c) = ts.iter().find_map(|t| coerce_primitive(h, &v, t)) {
             v = c;
+            *changed = true;
         }
     }
     if ts.contains(&"object") {
@@ -191,7 +207,7 @@ pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value
             if let Some(Value::Object(props)) = s.get("properties") {
                 for (k, ps) in props.iter() {
                     if let Some(x) = o.get_mut(k) {
-                        *x = coerce(h, core::mem::replace(x, Value::Null), ps, d)?;
+                        *x = coerce(h, core::mem::replace(x, Value::Null), ps, d, changed)?;
                     }
                 }
             }
@@ -199,7 +215,7 @@ pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value
                 let known = |k: &str| matches!(s.get("properties"), Some(Value::Object(p)) if p.contains_key(k));
                 for (k, x) in o.iter_mut() {
                     if !known(k) {
-                        *x = coerce(h, core::mem::replace(x, Value::Null), ap, d)?;
+                        *x = coerce(h, core::mem::replace(x, Value::Null), ap, d, changed)?;
                     }
                 }
             }
@@ -211,13 +227,13 @@ pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value
                 Some(Value::Array(list)) => {
                     for (x, t) in a.iter_mut().zip(list) {
                         if truthy(t) {
-                            *x = coerce(h, core::mem::replace(x, Value::Null), t, d)?;
+                            *x = coerce(h, core::mem::replace(x, Value::Null), t, d, changed)?;
                         }
                     }
                 }
                 Some(t @ Value::Object(_)) => {
                     for x in a.iter_mut() {
-                        *x = coerce(h, core::mem::replace(x, Value::Null), t, d)?;
+                        *x = coerce(h, core::mem::replace(x, Value::Null), t, d, changed)?;
                     }
                 }
                 _ => {}
@@ -228,15 +244,17 @@ pub(crate) fn coerce(h: &dyn Host, v: Value, s: &Value, depth: u32) -> Res<Value
 }
 
 /// `coerceWithUnionSchema`.
-fn union(h: &dyn Host, v: Value, members: &[Value], d: u32) -> Res<Value> {
+fn union(h: &dyn Host, v: Value, members: &[Value], d: u32, changed: &mut bool) -> Res<Value> {
     for m in members {
         if sub_check(h, m, &v)? == Some(true) {
             return Ok(v);
         }
     }
     for m in members {
-        let c = coerce(h, v.clone(), m, d)?;
+        let mut coerced = false;
+        let c = coerce(h, v.clone(), m, d, &mut coerced)?;
         if sub_check(h, m, &c)? == Some(true) {
+            *changed |= coerced;
             return Ok(c);
         }
     }

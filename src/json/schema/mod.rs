@@ -321,22 +321,58 @@ impl CompiledSchema {
         legacy_typebox_kind: bool,
         host: &dyn Host,
     ) -> Result<Result<Value, ValidationFailure>, SchemaError> {
+        let r = self.run(args, legacy_typebox_kind, host, &mut false)?;
+        Ok(r)
+    }
+
+    /// [`Self::validate_arguments_with`], also telling whether the validated
+    /// arguments may differ from `args`: `false` means they are `args` as given,
+    /// so a caller holding a copy of them can hand out that copy.
+    pub fn validate_arguments_changed(
+        &self,
+        args: Value,
+        legacy_typebox_kind: bool,
+        host: &dyn Host,
+    ) -> Result<Result<(Value, bool), ValidationFailure>, SchemaError> {
+        // TypeBox's conversion does not track its edits: compare instead.
+        let input = typebox::converts(&self.schema).then(|| args.clone());
+        let mut changed = false;
+        let r = self.run(args, legacy_typebox_kind, host, &mut changed)?;
+        Ok(r.map(|v| {
+            let changed = match &input {
+                Some(input) => *input != v,
+                None => changed,
+            };
+            (v, changed)
+        }))
+    }
+
+    /// The steps of `validateToolArguments`; `changed` is set when the result
+    /// may differ from `args` (TypeBox's conversion aside).
+    fn run(
+        &self,
+        args: Value,
+        legacy_typebox_kind: bool,
+        host: &dyn Host,
+        changed: &mut bool,
+    ) -> Result<Result<Value, ValidationFailure>, SchemaError> {
         let _entry = stack::enter();
         let h = host;
         let s = &self.schema;
         let mut args = args;
-        coerce::normalize(h, &mut args, s, 0)?;
+        coerce::normalize(h, &mut args, s, 0, changed)?;
         typebox::convert_root(h, s, &mut args)?;
         if !legacy_typebox_kind {
             if matches!(args, Value::Object(_) | Value::Array(_)) {
                 // Objects are coerced in place or replaced by a coerced copy,
                 // which pi-ai assigns back into the same object.
-                args = coerce::coerce(h, args, s, 0)?;
+                args = coerce::coerce(h, args, s, 0, changed)?;
             } else {
-                let coerced = coerce::coerce(h, args.clone(), s, 0)?;
+                let coerced = coerce::coerce(h, args.clone(), s, 0, &mut false)?;
                 if !validate::strict_eq(&coerced, &args) {
                     // pi-ai returns here without reporting errors.
                     return Ok(Ok(if self.check(&coerced, h)? {
+                        *changed = true;
                         coerced
                     } else {
                         args

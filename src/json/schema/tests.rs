@@ -1,7 +1,7 @@
 //! Replays `tests/fixtures/schema/vectors.json` (generated from the reference by
 //! `scripts/gen-schema-vectors.mjs`) against the port.
 
-use super::{pattern, validate_arguments, SchemaError};
+use super::{pattern, validate_arguments, CompiledSchema, RustHost, SchemaError};
 use crate::json::{Map, Value};
 use crate::prelude::*;
 use std::eprintln;
@@ -191,6 +191,7 @@ fn reference_vectors() {
         }
         let legacy = v.get("legacy") == Some(&Value::Bool(true));
         let input = v.get("input").cloned().unwrap_or(Value::Null);
+        change_reported(&schema, &input, legacy);
         let got = validate_arguments(&schema, input, legacy);
         let ok = match (&got, v.get("ok"), v.get("lines"), v.get("error")) {
             (Ok(Ok(x)), Some(want), _, _) => x == want,
@@ -355,6 +356,28 @@ fn random_inputs_do_not_panic() {
     for _ in 0..3000 {
         let schema = gen(&mut r, 0);
         let args = gen(&mut r, 0);
-        let _ = validate_arguments(&schema, args, r.n(2) == 0);
+        let legacy = r.n(2) == 0;
+        change_reported(&schema, &args, legacy);
+        let _ = validate_arguments(&schema, args, legacy);
+    }
+}
+
+/// `validate_arguments_changed` gives what `validate_arguments_with` gives, and
+/// reports every change: unreported, the result is the input.
+fn change_reported(schema: &Value, input: &Value, legacy: bool) {
+    let Ok(compiled) = CompiledSchema::compile(schema) else {
+        return;
+    };
+    let plain = compiled.validate_arguments_with(input.clone(), legacy, &RustHost);
+    let reported = compiled.validate_arguments_changed(input.clone(), legacy, &RustHost);
+    match (plain, reported) {
+        (Ok(Ok(a)), Ok(Ok((b, changed)))) => {
+            assert_eq!(a, b, "{schema:?} on {input:?}");
+            assert!(
+                changed || b == *input,
+                "unreported change: {schema:?} on {input:?} gave {b:?}"
+            );
+        }
+        (a, b) => assert_eq!(a, b.map(|r| r.map(|(v, _)| v)), "{schema:?} on {input:?}"),
     }
 }

@@ -28,6 +28,11 @@ fn take(v: &mut Value) -> Value {
     core::mem::replace(v, Value::Null)
 }
 
+/// Whether [`convert_root`] may change anything: only a root TypeBox built does.
+pub(crate) fn converts(s: &Value) -> bool {
+    kind(s).is_some()
+}
+
 /// Applies `Value.Convert` to `v` with the root's return value discarded.
 pub(crate) fn convert_root(h: &dyn Host, s: &Value, v: &mut Value) -> Res<()> {
     in_place(h, s, v, None, 0)
