@@ -20,42 +20,16 @@ pub enum Value {
 /// An insertion-ordered map of string keys, as a JavaScript object keeps them.
 ///
 /// Lookups are linear: tool arguments and schemas have few keys per object, and a
-/// `Vec` keeps the code small. A one-word filter of the keys ever inserted lets
-/// most lookups of an absent key skip the scan: schema validation asks each
-/// schema object for some forty keywords, of which it holds two or three.
-#[derive(Clone, Debug, Default)]
+/// `Vec` keeps the code small.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Map {
     entries: Vec<(String, Value)>,
-    /// The [`key_bit`] of every key inserted (removals leave theirs set). One
-    /// `u32`, so that a `Value` stays four words.
-    keys_seen: u32,
-}
-
-/// A key's bit in [`Map::keys_seen`]: from its second and last bytes and its
-/// length, which tell most schema keywords apart (`minItems`/`maxItems`).
-#[inline(always)]
-fn key_bit(key: &str) -> u32 {
-    let b = key.as_bytes();
-    let second = b.get(1).or(b.first()).map_or(0, |&c| u32::from(c));
-    let last = b.last().map_or(0, |&c| u32::from(c));
-    let len = b.len() as u32;
-    1 << (second
-        .wrapping_add(last << 3)
-        .wrapping_add(len.wrapping_mul(6))
-        & 31)
-}
-
-impl PartialEq for Map {
-    fn eq(&self, other: &Self) -> bool {
-        self.entries == other.entries
-    }
 }
 
 impl Map {
     pub fn new() -> Self {
         Map {
             entries: Vec::new(),
-            keys_seen: 0,
         }
     }
     pub fn len(&self) -> usize {
@@ -64,22 +38,14 @@ impl Map {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
-    /// Where `key` is, if anywhere.
-    fn position(&self, key: &str) -> Option<usize> {
-        if self.keys_seen & key_bit(key) == 0 {
-            return None;
-        }
-        self.entries
-            .iter()
-            .position(|(k, _)| k.len() == key.len() && k == key)
-    }
     pub fn get(&self, key: &str) -> Option<&Value> {
-        let i = self.position(key)?;
-        self.entries.get(i).map(|(_, v)| v)
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
-        let i = self.position(key)?;
-        self.entries.get_mut(i).map(|(_, v)| v)
+        self.entries
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
     }
     pub fn contains_key(&self, key: &str) -> bool {
         self.get(key).is_some()
@@ -89,19 +55,15 @@ impl Map {
         let key = key.into();
         match self.get_mut(&key) {
             Some(slot) => *slot = value,
-            None => {
-                self.keys_seen |= key_bit(&key);
-                self.entries.push((key, value));
-            }
+            None => self.entries.push((key, value)),
         }
     }
     pub fn remove(&mut self, key: &str) -> Option<Value> {
-        let pos = self.position(key)?;
+        let pos = self.entries.iter().position(|(k, _)| k == key)?;
         Some(self.entries.remove(pos).1)
     }
     pub fn clear(&mut self) {
         self.entries.clear();
-        self.keys_seen = 0;
     }
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Value)> {
         self.entries.iter().map(|(k, v)| (k, v))
@@ -167,52 +129,5 @@ impl Value {
     /// Member lookup that is `None` for non-objects, like optional chaining.
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.as_object().and_then(|o| o.get(key))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_key_filter_never_hides_a_key() {
-        let keys = [
-            "",
-            "a",
-            "ab",
-            "minItems",
-            "maxItems",
-            "type",
-            "\u{e9}t\u{e9}",
-            "~kind",
-        ];
-        let mut m = Map::new();
-        for (i, k) in keys.iter().enumerate() {
-            m.insert(*k, Value::Number(i as f64));
-        }
-        for (i, k) in keys.iter().enumerate() {
-            assert_eq!(m.get(k), Some(&Value::Number(i as f64)), "{k:?}");
-        }
-        assert_eq!(m.get("minimum"), None);
-        assert_eq!(m.remove("maxItems"), Some(Value::Number(4.0)));
-        assert_eq!(m.get("maxItems"), None);
-        assert_eq!(m.get("minItems"), Some(&Value::Number(3.0)));
-        m.insert("maxItems", Value::Null);
-        assert_eq!(m.get("maxItems"), Some(&Value::Null));
-        m.clear();
-        assert_eq!(m.get("type"), None);
-        m.insert("type", Value::Bool(true));
-        assert_eq!(m.get_mut("type"), Some(&mut Value::Bool(true)));
-    }
-
-    #[test]
-    fn equality_ignores_the_filter() {
-        let mut a = Map::new();
-        a.insert("x", Value::Null);
-        a.insert("y", Value::Null);
-        a.remove("y");
-        let mut b = Map::new();
-        b.insert("x", Value::Null);
-        assert_eq!(a, b);
     }
 }
