@@ -232,6 +232,8 @@ export class WorkerAgent {
       return;
     }
     this.#dead = undefined;
+    // A fresh worker knows none of the objects an earlier one was sent: they cross again, whole.
+    this.#refs = new Refs(2);
     this.#outbox = [];
     this.#runCode = 0;
     this.#ahead = "";

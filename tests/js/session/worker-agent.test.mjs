@@ -114,6 +114,39 @@ test("WorkerAgent: a hook set after attaching is wrapped; detach() unwraps it; t
   }
 });
 
+test("WorkerAgent: a worker that ends during resume() gives the call one error result; the run goes on in a fresh worker", async () => {
+  const store = memoryStore();
+  let asked = 0;
+  const a = workerAgent({ beforeToolCall: () => (asked++, new Promise(() => {})) });
+  await attachSession(a, { id: "w3", store, flushMs: 5, tabs: false });
+  a.prompt("fetch it");
+  while (asked === 0) await sleep(1);
+  await sleep(20);
+  let approvals = 0;
+  const b = workerAgent({ beforeToolCall: () => (approvals++, new Promise(() => {})) });
+  const session = await attachSession(b, { id: "w3", store, tabs: false });
+  const resumed = session.resume();
+  while (approvals === 0) await sleep(1);
+  b.terminate();
+  await resumed;
+  const results = b.state.messages.filter((m) => m.role === "toolResult");
+  assert.equal(results.length, 1);
+  assert.equal(results[0].isError, true);
+  assert.match(textOf(results[0]), /terminated/);
+  assert.equal(textOf(b.state.messages.at(-1)), `after ${textOf(results[0])}`);
+  a.terminate();
+  b.terminate();
+});
+
+test("WorkerAgent: a fresh worker after terminate() is sent the transcript whole (it knows none of its objects)", async () => {
+  const agent = workerAgent({});
+  await agent.prompt("one");
+  agent.terminate();
+  await agent.prompt("two");
+  assert.deepEqual(agent.state.messages.map((m) => `${m.role}:${textOf(m)}`), ["system:", "system:", "user:one", "assistant:ok: one", "user:two", "assistant:ok: two"]);
+  agent.terminate();
+});
+
 test("attachSession refuses an object that is not an Agent or a WorkerAgent", async () => {
   const fake = { state: { messages: [] }, subscribe: () => () => true, subscribeState: () => () => true, getSnapshot: () => ({}) };
   await assert.rejects(attachSession(fake, { id: "w4", store: memoryStore(), tabs: false }), {
