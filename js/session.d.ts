@@ -72,7 +72,10 @@ export interface Session {
   clear(): Promise<void>;
 }
 
-/** Restores `agent` from the store and keeps it there. Attach before the agent's first run (and after its tools are set). */
+/**
+ * Restores `agent` from the store and keeps it there. Attach before the agent's first run (and after its tools are set).
+ * `agent` is an `Agent` or a `WorkerAgent` (pi-agent-wasm/worker): the session lives in the page either way.
+ */
 export declare function attachSession(agent: Agent, options: SessionOptions): Promise<Session>;
 
 /** A log of another version. */
