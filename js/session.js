@@ -13,7 +13,7 @@
 // one wraps the `beforeToolCall` that runs call, one runs a restored tool call as a run would. So
 // the session takes either, and with a WorkerAgent, `resume()` runs its calls in the worker.
 import { RUN_TOOL_CALL, WRAP_BEFORE_TOOL_CALL } from "../src/agent/state.js";
-import { SessionLogError, foldLog, logHeader, logLine, pushRecord, readLog, restoreFrom, toolResultMessage } from "./session-log.js";
+import { SessionLogError, createFold, foldLog, logHeader, logLine, pushRecord, readLog, restoreFrom, toolResultMessage } from "./session-log.js";
 
 export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./session-log.js";
 
@@ -579,7 +579,14 @@ export async function attachSession(agent, options = {}) {
   let reading = false;
   let readAgain = false;
   let takingOver = false;
-  /** In a following tab: shows the log as the leader wrote it (re-read whole, so nothing is applied twice). */
+  // The log as this tab last showed it: its text, how many records it held, their fold.
+  let followed;
+  /**
+   * In a following tab: shows the log as the leader wrote it. The log is re-read whole; when it
+   * only grew, just its new records are applied, so the messages shown keep their identity (a
+   * transcript rendered by identity does not redraw, a WorkerAgent's worker is not sent it again)
+   * and the state is assigned only what changed.
+   */
   async function showRemote() {
     if (reading) return void (readAgain = true);
     reading = true;
@@ -587,11 +594,24 @@ export async function attachSession(agent, options = {}) {
       readAgain = false;
       const log = await load();
       if (!log || leader || takingOver) break;
-      const folded = foldLog(log.records);
-      agent.state.messages = folded.messages;
-      if (folded.model !== undefined) agent.state.model = folded.model;
-      if (folded.thinkingLevel !== undefined) agent.state.thinkingLevel = folded.thinkingLevel;
-      remoteStreaming = folded.streaming;
+      if (!followed || !log.text.startsWith(followed.text)) followed = { text: "", count: 0, fold: createFold(), shown: {} };
+      const { fold, shown } = followed;
+      for (let i = followed.count; i < log.records.length; i++) fold.apply(log.records[i]);
+      followed.text = log.text;
+      followed.count = log.records.length;
+      const folded = fold.state;
+      if (folded.messages !== shown.array || folded.messages.length !== shown.length) {
+        agent.state.messages = folded.messages;
+        shown.array = folded.messages;
+        shown.length = folded.messages.length;
+      }
+      if (folded.model !== undefined && folded.model !== shown.model) agent.state.model = shown.model = folded.model;
+      if (folded.thinkingLevel !== undefined && folded.thinkingLevel !== shown.thinkingLevel) {
+        agent.state.thinkingLevel = shown.thinkingLevel = folded.thinkingLevel;
+      }
+      // A copy: the fold keeps appending to its own.
+      const s = folded.streaming;
+      remoteStreaming = s && { ...s, content: s.content.map((b) => ({ ...b })) };
       notify();
     } while (readAgain && !leader && !takingOver && !detached);
     reading = false;

@@ -164,13 +164,21 @@ for (const worker of [false, true]) {
     await until(b.page, () => window.agent.state.messages.some((m) => m.role === "assistant"));
     const followed = await view(b.page);
     assert.deepEqual(followed.messages.slice(1).map((m) => [m.role, m.text]), [["user", "hello from a"], ["assistant", "ok: hello from a"]]);
+    // While a streams, b shows the answer streaming there; the messages b already showed keep their identity.
+    await b.page.evaluate(() => { window.shown = window.agent.state.messages.slice(); });
+    await a.page.evaluate(() => window.run("long again"));
+    await until(b.page, () => window.session.remoteStreamingMessage?.content?.[0]?.text.length > 100);
+    await until(b.page, () => window.agent.state.messages.length === 5);
+    const kept = await b.page.evaluate(() => window.shown.map((m, i) => m === window.agent.state.messages[i]));
+    assert.deepEqual(kept, [true, true, true]);
+    assert.ok((await view(b.page)).messages[4].text.endsWith("word399"));
     await a.page.close();
     await until(b.page, () => window.session.isLeader);
     await b.page.evaluate(() => window.run("now b"));
-    await until(b.page, () => window.agent.state.messages.length === 5 && !window.agent.state.isStreaming);
+    await until(b.page, () => window.agent.state.messages.length === 7 && !window.agent.state.isStreaming);
     const c = await open(context, o("tabs"));
     assert.equal(c.view.isLeader, false);
-    assert.deepEqual(c.view.messages.map((m) => m.text).slice(3), ["now b", "ok: now b"]);
+    assert.deepEqual(c.view.messages.map((m) => m.text).slice(5), ["now b", "ok: now b"]);
     await context.close();
   });
 }
