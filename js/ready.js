@@ -10,8 +10,8 @@
 // `streamProxy` return are returned at once and fill once it is ready.
 import initWasm, * as core from "./pi_agent_wasm.js";
 import { agentEventStream, createAssistantMessageEventStream } from "../src/js/glue.js";
-import { agentInit, defineAgent, preparedAgents } from "../src/agent/options.js";
-import { resetState } from "../src/agent/state.js";
+import { agentInit, defineAgent, loopBeforeToolCall, preparedAgents } from "../src/agent/options.js";
+import { RUN_TOOL_CALL, resetState } from "../src/agent/state.js";
 import { markHandled } from "../src/agent_loop/tools.js";
 
 let loaded = false;
@@ -131,6 +131,14 @@ export class Agent extends core.Agent {
       early.set(agent, { init, steering: [], followUp: [], modes: [modeOf(init[3]), modeOf(init[4])], aborts: 0 });
       return agent;
     }
+  }
+  /** The seam pi-agent-wasm/session resumes restored tool calls through (src/agent/state.js). */
+  [RUN_TOOL_CALL](toolCall, assistantMessage, signal) {
+    const { tools, systemPrompt, messages } = this.state;
+    return runToolCall(toolCall, {
+      tools, assistantMessage, context: { systemPrompt, messages: messages.slice(), tools },
+      beforeToolCall: loopBeforeToolCall(this), afterToolCall: this.afterToolCall, signal,
+    });
   }
   free() {
     const inner = cores.get(this);

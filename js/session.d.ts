@@ -80,6 +80,7 @@ export interface Session {
 /**
  * Restores `agent` from the store and keeps it there. Resolves once the agent holds the restored conversation and the
  * store holds what the agent holds. Attach before the agent's first run (and after its tools are set).
+ * `agent` is an `Agent` or a `WorkerAgent` (pi-agent-wasm/worker): the session lives in the page either way.
  */
 export declare function attachSession(agent: Agent, options: SessionOptions): Promise<Session>;
 

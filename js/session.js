@@ -8,9 +8,11 @@
 // `flushMs` when the page is idle, and within a macrotask after a message, a tool call or an
 // approval request. The session is not called per token: it subscribes without the stream's
 // deltas, and a write reads what the answer streamed from `agent.state.streamingMessage`.
-// Built only on the public Agent API: `subscribe`, `state`, `getSnapshot`, the hook fields and
-// the queue methods.
-import { runToolCall } from "./index.js";
+// Built on the public Agent API (`subscribe`, `state`, `getSnapshot`, the queue methods) and a
+// seam of two symbol-keyed methods that `Agent` and `WorkerAgent` both implement (src/agent/state.js):
+// one wraps the `beforeToolCall` that runs call, one runs a restored tool call as a run would. So
+// the session takes either, and with a WorkerAgent, `resume()` runs its calls in the worker.
+import { RUN_TOOL_CALL, WRAP_BEFORE_TOOL_CALL } from "../src/agent/state.js";
 import { SessionLogError, createFold, foldLog, logHeader, logLine, pushRecord, readLog, restoreFrom, toolResultMessage } from "./session-log.js";
 
 export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./session-log.js";
@@ -167,15 +169,6 @@ export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
 
 const defaultStore = () => (typeof indexedDB === "object" && indexedDB ? indexedDBStore() : memoryStore());
 
-/** The prototype accessor of an Agent field (the hooks are accessors on `Agent.prototype`). */
-function accessor(agent, key) {
-  for (let o = Object.getPrototypeOf(agent); o; o = Object.getPrototypeOf(o)) {
-    const d = Object.getOwnPropertyDescriptor(o, key);
-    if (d) return d;
-  }
-  throw new TypeError(`attachSession: agent has no ${key} field`);
-}
-
 /** What a leading tab tells the others after it rewrote the log (after an append: the appended length). */
 const REPLACED = "replaced";
 
@@ -189,6 +182,9 @@ const RUN_METHODS = ["prompt", "continue"];
 export async function attachSession(agent, options = {}) {
   const id = options.id;
   if (typeof id !== "string" || id === "") throw new TypeError("attachSession(agent, options): options.id must be a non-empty string");
+  if (typeof agent?.[WRAP_BEFORE_TOOL_CALL] !== "function" || typeof agent[RUN_TOOL_CALL] !== "function") {
+    throw new TypeError("attachSession(agent, options): agent must be an Agent or a WorkerAgent of pi-agent-wasm");
+  }
   const store = options.store ?? defaultStore();
   const flushMs = options.flushMs ?? 100;
   const onError = options.onError;
@@ -520,9 +516,8 @@ export async function attachSession(agent, options = {}) {
     }
   }
 
-  // ---- beforeToolCall: wrapped, so a call waiting for approval is in the log
-  const hookField = accessor(agent, "beforeToolCall");
-  let appHook = agent.beforeToolCall;
+  // ---- beforeToolCall: what runs call is wrapped, so a call waiting for approval is in the log
+  // (the app still reads and sets its own hook)
   const wrap = (hook) =>
     typeof hook !== "function"
       ? hook
@@ -541,15 +536,7 @@ export async function attachSession(agent, options = {}) {
             if (leader && !failed) push({ t: "tg", id: callId, ok });
           }
         };
-  hookField.set.call(agent, wrap(appHook));
-  Object.defineProperty(agent, "beforeToolCall", {
-    configurable: true,
-    get: () => appHook,
-    set: (hook) => {
-      appHook = hook;
-      hookField.set.call(agent, wrap(hook));
-    },
-  });
+  agent[WRAP_BEFORE_TOOL_CALL](wrap);
 
   // Own properties of the agent before the session replaced them (another wrapper, such as a recorder's).
   const before = new Map();
@@ -699,7 +686,13 @@ export async function attachSession(agent, options = {}) {
     followed = { fold, at: log.text.length - log.dropped };
     return fold.state;
   }
-  /** In a following tab: shows the log as the leader wrote it. */
+  // What this tab last assigned to its agent from the fold, so that it assigns only what changed.
+  const shown = {};
+  /**
+   * In a following tab: shows the log as the leader wrote it. Only its new records are applied,
+   * so the messages shown keep their identity (a transcript rendered by identity does not redraw,
+   * a WorkerAgent's worker is not sent it again).
+   */
   async function showRemote() {
     if (reading) return void (readAgain = true);
     reading = true;
@@ -708,9 +701,15 @@ export async function attachSession(agent, options = {}) {
       const folded = await readFollowed();
       if (leader || takingOver) break;
       if (!folded) continue;
-      agent.state.messages = folded.messages;
-      if (folded.model !== undefined) agent.state.model = folded.model;
-      if (folded.thinkingLevel !== undefined) agent.state.thinkingLevel = folded.thinkingLevel;
+      if (folded.messages !== shown.array || folded.messages.length !== shown.length) {
+        agent.state.messages = folded.messages;
+        shown.array = folded.messages;
+        shown.length = folded.messages.length;
+      }
+      if (folded.model !== undefined && folded.model !== shown.model) agent.state.model = shown.model = folded.model;
+      if (folded.thinkingLevel !== undefined && folded.thinkingLevel !== shown.thinkingLevel) {
+        agent.state.thinkingLevel = shown.thinkingLevel = folded.thinkingLevel;
+      }
       // A copy: the fold goes on extending its blocks' text in place.
       const s = folded.streaming;
       remoteStreaming = s && { ...s, content: s.content.map((b) => (b && typeof b === "object" ? { ...b } : b)) };
@@ -788,14 +787,7 @@ export async function attachSession(agent, options = {}) {
       push({ t: "ts", id: toolCall.id });
       let outcome;
       try {
-        outcome = await runToolCall(toolCall, {
-          tools: agent.state.tools,
-          assistantMessage,
-          context: { systemPrompt: agent.state.systemPrompt, messages: agent.state.messages.slice(), tools: agent.state.tools },
-          beforeToolCall: hookField.get.call(agent),
-          afterToolCall: agent.afterToolCall,
-          signal,
-        });
+        outcome = await agent[RUN_TOOL_CALL](toolCall, assistantMessage, signal);
       } catch (err) {
         outcome = { result: { content: [{ type: "text", text: err instanceof Error ? err.message : String(err) }], details: {} }, isError: true };
       }
@@ -860,8 +852,7 @@ export async function attachSession(agent, options = {}) {
       removeHide();
       unsubscribeEvents();
       unwatch();
-      hookField.set.call(agent, appHook);
-      delete agent.beforeToolCall;
+      agent[WRAP_BEFORE_TOOL_CALL](undefined);
       for (const name of [...QUEUE_METHODS, ...RUN_METHODS]) restoreOwn(name);
       channel?.close();
       waiting.abort();

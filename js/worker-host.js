@@ -8,6 +8,7 @@
 // least a frame apart while they stream.
 import * as core from "./index.js";
 import { TAG, EXPLICIT, HOOKS, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
+import { RUN_TOOL_CALL } from "../src/agent/state.js";
 
 /**
  * Serves the WorkerAgent that created this worker. `setup` is an object, or a
@@ -24,6 +25,8 @@ export function serveAgent(setup, scope = globalThis) {
   let waiting = [];
   const calls = new Map();
   let nextCall = 1;
+  // Tool calls the page asked to run outside a run (a session's `resume()`), by id: their abort controllers.
+  const toolRuns = new Map();
   let batch = [];
   // The batch's runs of text and thinking deltas (see `encodeUpdate`): the text they append, joined into one
   // string at the flush, and per delta the length it appends and the length of its `delta`. One string and
@@ -42,6 +45,8 @@ export function serveAgent(setup, scope = globalThis) {
   let flushScheduled = false;
   const channel = new MessageChannel();
   channel.port1.onmessage = () => flush();
+  // Node (serveAgent on a port of its own): this channel must not keep the process alive.
+  channel.port1.unref?.();
 
   const post = (msg) => {
     if (batch.length) flush();
@@ -326,6 +331,24 @@ export function serveAgent(setup, scope = globalThis) {
       }
       case "update":
         calls.get(msg.id)?.onUpdate?.(refs.dec(msg.v));
+        break;
+      case "runTool": {
+        const id = msg.id;
+        const controller = new AbortController();
+        toolRuns.set(id, controller);
+        Promise.resolve()
+          .then(() => {
+            const [toolCall, assistantMessage] = unpack(msg.input, refs, mainTool);
+            return agent[RUN_TOOL_CALL](toolCall, assistantMessage, controller.signal);
+          })
+          .then((outcome) => post({ op: "toolRan", id, ok: true, v: pack(outcome, refs) }))
+          // Its outcome or failure, or why the outcome could not cross: the page's promise always settles.
+          .catch((e) => post({ op: "toolRan", id, ok: false, error: packError(e) }))
+          .finally(() => toolRuns.delete(id));
+        break;
+      }
+      case "abortTool":
+        toolRuns.get(msg.id)?.abort();
         break;
       case "steer":
       case "followUp":

@@ -10,7 +10,7 @@ import { EMPTY_USAGE } from "../src/js/events.js";
 import { defaultConvertToLlm } from "../src/agent_loop/loop.js";
 import {
   createAgentState, STATE_INTERNALS, getSnapshot, subscribeState, reduce, resetState, startRunState, finishRunState,
-  isStreamDelta,
+  isStreamDelta, RUN_TOOL_CALL, WRAP_BEFORE_TOOL_CALL,
 } from "../src/agent/state.js";
 
 const OPTIONS = ["sessionId", "thinkingBudgets", "transport", "maxRetryDelayMs", "toolExecution", "identity"];
@@ -80,6 +80,11 @@ export class WorkerAgent {
   #internals;
   #proxy;
   #workerOptions;
+  /** What the page's `beforeToolCall` is wrapped in when the worker calls it (the session's seam). */
+  #wrapBefore;
+  /** Tool calls run outside a run (`RUN_TOOL_CALL`), by id: their promise's settlers. */
+  #toolRuns = new Map();
+  #toolRunId = 0;
 
   constructor(options) {
     if (options == null || typeof options !== "object") throw new TypeError("WorkerAgentOptions must be an object");
@@ -227,7 +232,7 @@ export class WorkerAgent {
       return;
     }
     this.#dead = undefined;
-    // A new worker knows none of the objects the last one was sent.
+    // A fresh worker knows none of the objects an earlier one was sent: they cross again, whole.
     this.#refs = new Refs(2);
     this.#outbox = [];
     this.#runCode = 0;
@@ -301,6 +306,8 @@ export class WorkerAgent {
     } catch {}
     for (const c of this.#calls.values()) c.abort(error);
     this.#calls.clear();
+    for (const t of this.#toolRuns.values()) t.reject(error);
+    this.#toolRuns.clear();
     const run = this.#run;
     if (!run) return;
     // Queued events from the dead worker are delivered first, then the failure, as a failed run in the page ends.
@@ -342,6 +349,18 @@ export class WorkerAgent {
       case "kept":
         this.#refs.settle();
         return;
+      case "toolRan": {
+        const t = this.#toolRuns.get(msg.id);
+        if (!t) return;
+        this.#toolRuns.delete(msg.id);
+        if (!msg.ok) return void t.reject(unpackError(msg.error));
+        try {
+          t.resolve(unpack(msg.v, this.#refs, (name) => this.state.tools.find((tool) => tool.name === name) ?? { name }));
+        } catch (e) {
+          t.reject(e);
+        }
+        return;
+      }
       case "fatal":
         this.#fail(unpackError(msg.error) ?? new Error("pi-agent-wasm: the agent's worker failed"));
         return;
@@ -640,7 +659,8 @@ export class WorkerAgent {
         };
         out = tool.execute(args[0], args[1], controller.signal, onUpdate);
       } else {
-        const hook = this.#fields[fn];
+        let hook = this.#fields[fn];
+        if (fn === "beforeToolCall" && this.#wrapBefore) hook = this.#wrapBefore(hook);
         if (typeof hook !== "function") throw new TypeError(`AgentOptions.${fn} is no longer set`);
         out = s ? hook.call(this, ...args, controller.signal) : hook.call(this, ...args);
       }
@@ -729,6 +749,24 @@ export class WorkerAgent {
       this.#post({ op: "abort", rets: held });
     };
     send();
+  }
+  /** The seam pi-agent-wasm/session wraps `beforeToolCall` through (src/agent/state.js). */
+  [WRAP_BEFORE_TOOL_CALL](wrap) {
+    this.#wrapBefore = wrap;
+  }
+  /** The seam pi-agent-wasm/session resumes restored tool calls through: the worker's agent runs the call. */
+  [RUN_TOOL_CALL](toolCall, assistantMessage, signal) {
+    if (!this.#worker && this.#factory) this.#startWorker();
+    if (this.#dead || !this.#worker) return Promise.reject(this.#dead ?? new Error("pi-agent-wasm: the agent's worker is not running"));
+    this.#syncBeforeRun();
+    const id = ++this.#toolRunId;
+    return new Promise((resolve, reject) => {
+      this.#toolRuns.set(id, { resolve, reject });
+      this.#post({ op: "runTool", id, input: pack([toolCall, assistantMessage], this.#refs) });
+      const abort = () => this.#post({ op: "abortTool", id });
+      if (signal?.aborted) abort();
+      else signal?.addEventListener("abort", abort, { once: true });
+    });
   }
   waitForIdle() {
     return this.#run?.idlePromise ?? Promise.resolve();

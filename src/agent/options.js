@@ -5,7 +5,7 @@
 import { isObjectLike } from "../js/values.js";
 import { userMessage } from "../js/events.js";
 import { defaultConvertToLlm, noDefaultStreamFn } from "../agent_loop/loop.js";
-import { Listeners, createAgentState, getSnapshot, subscribeState } from "./state.js";
+import { Listeners, WRAP_BEFORE_TOOL_CALL, createAgentState, getSnapshot, subscribeState } from "./state.js";
 
 const HOOK_OPTIONS = ["convertToLlm", "transformContext", "getApiKey", "onPayload", "onResponse",
   "onProviderStreamEvent", "beforeToolCall", "afterToolCall", "finishTurn", "prepareRequest", "prepareNextTurn",
@@ -47,7 +47,18 @@ export function defineAgent(Agent) {
     },
   };
   for (const key in methods) define(key, { value: methods[key], writable: true });
+  define(WRAP_BEFORE_TOOL_CALL, {
+    value(wrap) {
+      agentOf(this).wrapBeforeToolCall = wrap;
+    },
+    writable: true,
+  });
 }
+
+/** The `beforeToolCall` an agent's runs call: the app's hook, wrapped as `WRAP_BEFORE_TOOL_CALL` set. */
+const gatedBeforeToolCall = ({ fields, wrapBeforeToolCall }) =>
+  wrapBeforeToolCall ? wrapBeforeToolCall(fields.beforeToolCall) : fields.beforeToolCall;
+export const loopBeforeToolCall = (agent) => gatedBeforeToolCall(agentOf(agent));
 
 /** `options[key]` for an object, `undefined` otherwise or when the read throws. */
 export function optionOf(options, key) {
@@ -128,7 +139,8 @@ export function promptMessages(input, images) {
  * `getSteeringMessages` and `getFollowUpMessages` poll its queues.
  */
 export function agentLoopConfig(state, nextTurn, getSteeringMessages, getFollowUpMessages) {
-  const { fields: agent } = AGENTS.get(state);
+  const record = AGENTS.get(state);
+  const { fields: agent } = record;
   const level = optionOf(state, "thinkingLevel");
   const reasoning = level === "off" ? undefined : level;
   const prepareNextTurn = agent.prepareNextTurnWithContext || agent.prepareNextTurn ? nextTurn : undefined;
@@ -144,7 +156,7 @@ export function agentLoopConfig(state, nextTurn, getSteeringMessages, getFollowU
     maxRetryDelayMs: agent.maxRetryDelayMs,
     identity: agent.identity,
     toolExecution: agent.toolExecution,
-    beforeToolCall: agent.beforeToolCall,
+    beforeToolCall: gatedBeforeToolCall(record),
     afterToolCall: agent.afterToolCall,
     finishTurn: agent.finishTurn,
     prepareRequest: agent.prepareRequest,

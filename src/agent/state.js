@@ -170,6 +170,17 @@ const changedState = (state) => STATE_INTERNALS.get(state)?.changed();
 
 export const STATE_INTERNALS = new WeakMap();
 
+// The seam pi-agent-wasm/session drives an agent through; `Agent` and `WorkerAgent` implement it
+// (symbol keys: not part of the Agent API; `Symbol.for`, so that two copies of the package agree).
+// - `agent[WRAP_BEFORE_TOOL_CALL](wrap)`: runs call `wrap(hook)` in place of the app's
+//   `beforeToolCall` hook (`wrap` undefined: the hook itself), while `agent.beforeToolCall` still
+//   reads and sets the app's own hook.
+// - `agent[RUN_TOOL_CALL](toolCall, assistantMessage, signal)`: runs one tool call of
+//   `assistantMessage` as a run of the agent would (its tools, its hooks, `beforeToolCall` wrapped,
+//   its transcript as the context), without events; resolves to `{ result, isError }`.
+export const WRAP_BEFORE_TOOL_CALL = Symbol.for("pi-agent-wasm.wrapBeforeToolCall");
+export const RUN_TOOL_CALL = Symbol.for("pi-agent-wasm.runToolCall");
+
 export const getSnapshot = (state) => STATE_INTERNALS.get(state).snapshot();
 
 export function subscribeState(state, watcher, options) {

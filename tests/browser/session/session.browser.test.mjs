@@ -1,6 +1,7 @@
 // pi-agent-wasm/session in headless Chromium with the real IndexedDB across real page reloads:
-// mid-stream, mid-tool, during an approval, with queued steering; a second tab; a store that
-// throws; a torn record. The page (page.mjs) is served with pkg/ from 127.0.0.1 inside the test.
+// mid-stream, mid-tool, during an approval, with queued steering, a second tab (each with an Agent
+// and with a WorkerAgent, whose loop runs in a real Worker); a store that throws; a torn record.
+// The page (page.mjs) is served with pkg/ from 127.0.0.1 inside the test.
 // Skipped when pkg/ has no session.js.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -59,113 +60,128 @@ const view = (page) => page.evaluate(() => window.view());
 const until = (page, fn, arg) => page.waitForFunction(fn, arg, { timeout: 20_000 });
 const roles = (v) => v.messages.map((m) => m.role);
 
-test("reload mid-stream: the cut answer is kept, aborted and marked interrupted; the next prompt runs", async () => {
-  const context = await browser.newContext();
-  const { page } = await open(context, { id: "mid-stream" });
-  await page.evaluate(() => window.run("long story"));
-  await until(page, () => window.agent.state.streamingMessage?.content?.[0]?.text.length > 300);
-  const v = await reload(page, { id: "mid-stream" });
-  assert.equal(v.restored, true);
-  assert.deepEqual(roles(v), ["system", "user", "assistant"]);
-  const cut = v.messages[2];
-  assert.equal(cut.stopReason, "aborted");
-  assert.match(cut.errorMessage, /^Interrupted: the page was closed or reloaded/);
-  assert.ok(cut.text.startsWith("word0 word1"), cut.text.slice(0, 40));
-  assert.ok(!cut.text.includes("word399"));
-  await page.evaluate(() => window.run("hello"));
-  await until(page, () => window.agent.state.messages.length === 5 && !window.agent.state.isStreaming);
-  const after = await reload(page, { id: "mid-stream" });
-  assert.deepEqual(after.messages.slice(3).map((m) => [m.role, m.text]), [["user", "hello"], ["assistant", "ok: hello"]]);
-  assert.equal(after.interrupted, false);
-  await context.close();
-});
+// The same reloads with the loop in a Worker: the session lives in the page, on the WorkerAgent.
+for (const worker of [false, true]) {
+  const name = worker ? "WorkerAgent: " : "";
+  const o = (id) => ({ id: worker ? `${id}-worker` : id, worker });
 
-test("reload mid-tool: the running call gets exactly one interrupted result", async () => {
-  const context = await browser.newContext();
-  const { page } = await open(context, { id: "mid-tool" });
-  await page.evaluate(() => window.run("tool please"));
-  await until(page, () => window.agent.state.pendingToolCalls.has("slow-1"));
-  await page.waitForTimeout(150); // a write is due within flushMs (100 ms)
-  const v = await reload(page, { id: "mid-tool" });
-  assert.deepEqual(roles(v), ["system", "user", "assistant", "toolResult"]);
-  assert.equal(v.messages[3].toolCallId, "slow-1");
-  assert.equal(v.messages[3].isError, true);
-  assert.match(v.messages[3].text, /interrupted before it finished/);
-  assert.deepEqual(v.pendingCalls, []);
-  // Valid for the next request, and written: a second reload shows the same single result.
-  const again = await reload(page, { id: "mid-tool" });
-  assert.deepEqual(roles(again), ["system", "user", "assistant", "toolResult"]);
-  await page.evaluate(() => window.run("hi"));
-  await until(page, () => window.agent.state.messages.at(-1)?.role === "assistant" && !window.agent.state.isStreaming);
-  await context.close();
-});
-
-test("reload during an approval: the call is waiting again and resume() asks again", async () => {
-  const context = await browser.newContext();
-  const { page } = await open(context, { id: "approval" });
-  await page.evaluate(() => window.run("fetch the page"));
-  await until(page, () => window.approvals.length === 1);
-  const v = await reload(page, { id: "approval" });
-  assert.deepEqual(v.pendingApprovals, ["fetch-1"]);
-  assert.deepEqual(roles(v), ["system", "user", "assistant"]);
-  await page.evaluate(() => { window.resumed = window.session.resume(); });
-  await until(page, () => window.approvals.length === 1);
-  // Reloading while it is asked again keeps it pending.
-  const v2 = await reload(page, { id: "approval" });
-  assert.deepEqual(v2.pendingApprovals, ["fetch-1"]);
-  await page.evaluate(() => { window.resumed = window.session.resume(); });
-  await until(page, () => window.approvals.length === 1);
-  await page.evaluate(() => window.approvals[0].approve());
-  await page.evaluate(() => window.resumed);
-  const done = await view(page);
-  assert.deepEqual(done.messages.slice(2).map((m) => [m.role, m.text]), [["assistant", "calling"], ["toolResult", "page /about.txt"], ["assistant", "after tools"]]);
-  const reloaded = await reload(page, { id: "approval" });
-  assert.deepEqual(reloaded.messages, done.messages);
-  await context.close();
-});
-
-test("reload with queued steering and follow-ups: they are still queued and delivered", async () => {
-  const context = await browser.newContext();
-  const { page } = await open(context, { id: "queues" });
-  await page.evaluate(() => window.run("long answer"));
-  await until(page, () => window.agent.state.streamingMessage?.content?.[0]?.text.length > 100);
-  await page.evaluate(() => {
-    window.agent.steer({ role: "user", content: [{ type: "text", text: "steer: shorter" }], timestamp: 1 });
-    window.agent.followUp({ role: "user", content: [{ type: "text", text: "follow: thanks" }], timestamp: 2 });
+  test(`${name}reload mid-stream: the cut answer is kept, aborted and marked interrupted; the next prompt runs`, async () => {
+    const context = await browser.newContext();
+    const { page } = await open(context, o("mid-stream"));
+    await page.evaluate(() => window.run("long story"));
+    await until(page, () => window.agent.state.streamingMessage?.content?.[0]?.text.length > 300);
+    const v = await reload(page, o("mid-stream"));
+    assert.equal(v.restored, true);
+    assert.deepEqual(roles(v), ["system", "user", "assistant"]);
+    const cut = v.messages[2];
+    assert.equal(cut.stopReason, "aborted");
+    assert.match(cut.errorMessage, /^Interrupted: the page was closed or reloaded/);
+    assert.ok(cut.text.startsWith("word0 word1"), cut.text.slice(0, 40));
+    assert.ok(!cut.text.includes("word399"));
+    // The stream function (in the worker, for a WorkerAgent) is given the restored transcript.
+    await page.evaluate(() => window.run("count"));
+    await until(page, () => window.agent.state.messages.length === 5 && !window.agent.state.isStreaming);
+    const after = await reload(page, o("mid-stream"));
+    assert.deepEqual(after.messages.slice(3).map((m) => [m.role, m.text]), [["user", "count"], ["assistant", "count: 4 messages"]]);
+    assert.equal(after.interrupted, false);
+    await context.close();
   });
-  await page.waitForTimeout(150);
-  const v = await reload(page, { id: "queues" });
-  assert.equal(v.hasQueued, true);
-  assert.deepEqual(v.queued, ["steer: shorter"]);
-  await page.evaluate(() => window.run("go on"));
-  await until(page, () => !window.agent.state.isStreaming && window.runs.length === 1 && !window.agent.hasQueuedMessages());
-  await page.evaluate(() => Promise.all(window.runs));
-  const users = (await view(page)).messages.filter((m) => m.role === "user").map((m) => m.text);
-  assert.deepEqual(users, ["long answer", "go on", "steer: shorter", "follow: thanks"]);
-  await context.close();
-});
 
-test("two tabs: one runs the loop, the other follows and takes over when the first closes", async () => {
-  const context = await browser.newContext();
-  const a = await open(context, { id: "tabs" });
-  const b = await open(context, { id: "tabs" });
-  assert.equal(a.view.isLeader, true);
-  assert.equal(b.view.isLeader, false);
-  const refused = await b.page.evaluate(() => window.agent.prompt("from b").then(() => "ran", (e) => e.message));
-  assert.match(refused, /running in another tab/);
-  await a.page.evaluate(() => window.run("hello from a"));
-  await until(b.page, () => window.agent.state.messages.some((m) => m.role === "assistant"));
-  const followed = await view(b.page);
-  assert.deepEqual(followed.messages.slice(1).map((m) => [m.role, m.text]), [["user", "hello from a"], ["assistant", "ok: hello from a"]]);
-  await a.page.close();
-  await until(b.page, () => window.session.isLeader);
-  await b.page.evaluate(() => window.run("now b"));
-  await until(b.page, () => window.agent.state.messages.length === 5 && !window.agent.state.isStreaming);
-  const c = await open(context, { id: "tabs" });
-  assert.equal(c.view.isLeader, false);
-  assert.deepEqual(c.view.messages.map((m) => m.text).slice(3), ["now b", "ok: now b"]);
-  await context.close();
-});
+  test(`${name}reload mid-tool: the running call gets exactly one interrupted result`, async () => {
+    const context = await browser.newContext();
+    const { page } = await open(context, o("mid-tool"));
+    await page.evaluate(() => window.run("tool please"));
+    await until(page, () => window.agent.state.pendingToolCalls.has("slow-1"));
+    await page.waitForTimeout(150); // a write is due within flushMs (100 ms)
+    const v = await reload(page, o("mid-tool"));
+    assert.deepEqual(roles(v), ["system", "user", "assistant", "toolResult"]);
+    assert.equal(v.messages[3].toolCallId, "slow-1");
+    assert.equal(v.messages[3].isError, true);
+    assert.match(v.messages[3].text, /interrupted before it finished/);
+    assert.deepEqual(v.pendingCalls, []);
+    // Valid for the next request, and written: a second reload shows the same single result.
+    const again = await reload(page, o("mid-tool"));
+    assert.deepEqual(roles(again), ["system", "user", "assistant", "toolResult"]);
+    await page.evaluate(() => window.run("hi"));
+    await until(page, () => window.agent.state.messages.at(-1)?.role === "assistant" && !window.agent.state.isStreaming);
+    await context.close();
+  });
+
+  test(`${name}reload during an approval: the call is waiting again and resume() asks again`, async () => {
+    const context = await browser.newContext();
+    const { page } = await open(context, o("approval"));
+    await page.evaluate(() => window.run("fetch the page"));
+    await until(page, () => window.approvals.length === 1);
+    const v = await reload(page, o("approval"));
+    assert.deepEqual(v.pendingApprovals, ["fetch-1"]);
+    assert.deepEqual(roles(v), ["system", "user", "assistant"]);
+    await page.evaluate(() => { window.resumed = window.session.resume(); });
+    await until(page, () => window.approvals.length === 1);
+    // Reloading while it is asked again keeps it pending.
+    const v2 = await reload(page, o("approval"));
+    assert.deepEqual(v2.pendingApprovals, ["fetch-1"]);
+    await page.evaluate(() => { window.resumed = window.session.resume(); });
+    await until(page, () => window.approvals.length === 1);
+    await page.evaluate(() => window.approvals[0].approve());
+    await page.evaluate(() => window.resumed);
+    const done = await view(page);
+    assert.deepEqual(done.messages.slice(2).map((m) => [m.role, m.text]), [["assistant", "calling"], ["toolResult", "page /about.txt"], ["assistant", "after tools"]]);
+    const reloaded = await reload(page, o("approval"));
+    assert.deepEqual(reloaded.messages, done.messages);
+    await context.close();
+  });
+
+  test(`${name}reload with queued steering and follow-ups: they are still queued and delivered`, async () => {
+    const context = await browser.newContext();
+    const { page } = await open(context, o("queues"));
+    await page.evaluate(() => window.run("long answer"));
+    await until(page, () => window.agent.state.streamingMessage?.content?.[0]?.text.length > 100);
+    await page.evaluate(() => {
+      window.agent.steer({ role: "user", content: [{ type: "text", text: "steer: shorter" }], timestamp: 1 });
+      window.agent.followUp({ role: "user", content: [{ type: "text", text: "follow: thanks" }], timestamp: 2 });
+    });
+    await page.waitForTimeout(150);
+    const v = await reload(page, o("queues"));
+    assert.equal(v.hasQueued, true);
+    assert.deepEqual(v.queued, ["steer: shorter"]);
+    await page.evaluate(() => window.run("go on"));
+    await until(page, () => !window.agent.state.isStreaming && window.runs.length === 1 && !window.agent.hasQueuedMessages());
+    await page.evaluate(() => Promise.all(window.runs));
+    const users = (await view(page)).messages.filter((m) => m.role === "user").map((m) => m.text);
+    assert.deepEqual(users, ["long answer", "go on", "steer: shorter", "follow: thanks"]);
+    await context.close();
+  });
+
+  test(`${name}two tabs: one runs the loop, the other follows and takes over when the first closes`, async () => {
+    const context = await browser.newContext();
+    const a = await open(context, o("tabs"));
+    const b = await open(context, o("tabs"));
+    assert.equal(a.view.isLeader, true);
+    assert.equal(b.view.isLeader, false);
+    const refused = await b.page.evaluate(() => window.agent.prompt("from b").then(() => "ran", (e) => e.message));
+    assert.match(refused, /running in another tab/);
+    await a.page.evaluate(() => window.run("hello from a"));
+    await until(b.page, () => window.agent.state.messages.some((m) => m.role === "assistant"));
+    const followed = await view(b.page);
+    assert.deepEqual(followed.messages.slice(1).map((m) => [m.role, m.text]), [["user", "hello from a"], ["assistant", "ok: hello from a"]]);
+    // While a streams, b shows the answer streaming there; the messages b already showed keep their identity.
+    await b.page.evaluate(() => { window.shown = window.agent.state.messages.slice(); });
+    await a.page.evaluate(() => window.run("long again"));
+    await until(b.page, () => window.session.remoteStreamingMessage?.content?.[0]?.text.length > 100);
+    await until(b.page, () => window.agent.state.messages.length === 5);
+    const kept = await b.page.evaluate(() => window.shown.map((m, i) => m === window.agent.state.messages[i]));
+    assert.deepEqual(kept, [true, true, true]);
+    assert.ok((await view(b.page)).messages[4].text.endsWith("word399"));
+    await a.page.close();
+    await until(b.page, () => window.session.isLeader);
+    await b.page.evaluate(() => window.run("now b"));
+    await until(b.page, () => window.agent.state.messages.length === 7 && !window.agent.state.isStreaming);
+    const c = await open(context, o("tabs"));
+    assert.equal(c.view.isLeader, false);
+    assert.deepEqual(c.view.messages.map((m) => m.text).slice(5), ["now b", "ok: now b"]);
+    await context.close();
+  });
+}
 
 test("a following tab reads each character of the leader's log once, and shows what the leader has", async () => {
   const context = await browser.newContext();

@@ -2,6 +2,7 @@
 import { Agent, type Model, type StreamFn } from "pi-agent-wasm";
 import { attachSession, indexedDBStore, memoryStore, SessionLogError, type Session, type SessionStore } from "pi-agent-wasm/session";
 import { createRecorder, createReplay, ReplayDivergenceError, type ReplayLog } from "pi-agent-wasm/replay";
+import { WorkerAgent } from "pi-agent-wasm/worker";
 
 declare const streamFn: StreamFn;
 declare const model: Model<any>;
@@ -24,6 +25,18 @@ export async function durable(): Promise<Session> {
   await attachSession(new Agent({ streamFn }), { id: "x", store: serverStore, flushMs: 50, tabs: false });
   // @ts-expect-error the id is required
   await attachSession(agent, {});
+  return session;
+}
+
+// The README's Workers + Sessions example: the loop in a Worker, the session in the page.
+export async function durableInAWorker(): Promise<Session> {
+  const agent = new WorkerAgent({
+    worker: () => new Worker(new URL("./agent.worker.js", import.meta.url), { type: "module" }),
+    initialState: { systemPrompt: "Be brief.", model },
+    beforeToolCall: async () => undefined,
+  });
+  const session = await attachSession(agent, { id: "chat-1" });
+  if (session.pendingApprovals.length > 0) await session.resume();
   return session;
 }
 
