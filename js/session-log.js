@@ -170,6 +170,8 @@ export const INTERRUPTED_STREAM = "Interrupted: the page was closed or reloaded 
 export const INTERRUPTED_TOOL = "Tool call interrupted before it finished (the page was closed or reloaded)";
 
 const copyBlock = (b) => (b && typeof b === "object" ? { ...b } : b);
+/** A partial assistant message with its own content blocks (a fold extends a block's text in place). */
+export const copyPartial = (m) => ({ ...m, content: Array.isArray(m.content) ? m.content.map(copyBlock) : [] });
 
 /** Applies a `d` record's entries to a partial assistant message (blocks copied on first write). */
 function applyDeltas(partial, entries) {
@@ -272,7 +274,7 @@ export function createFold() {
         break;
       case "a":
         if (r.m && typeof r.m === "object") {
-          state.streaming = { ...r.m, content: Array.isArray(r.m.content) ? r.m.content.map(copyBlock) : [] };
+          state.streaming = copyPartial(r.m);
         }
         break;
       case "d":

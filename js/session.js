@@ -13,7 +13,7 @@
 // one wraps the `beforeToolCall` that runs call, one runs a restored tool call as a run would. So
 // the session takes either, and with a WorkerAgent, `resume()` runs its calls in the worker.
 import { RUN_TOOL_CALL, WRAP_BEFORE_TOOL_CALL } from "../src/agent/state.js";
-import { SessionLogError, createFold, foldLog, logHeader, logLine, pushRecord, readLog, restoreFrom, toolResultMessage } from "./session-log.js";
+import { SessionLogError, copyPartial, createFold, foldLog, logHeader, logLine, pushRecord, readLog, restoreFrom, toolResultMessage } from "./session-log.js";
 
 export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./session-log.js";
 
@@ -712,7 +712,7 @@ export async function attachSession(agent, options = {}) {
       }
       // A copy: the fold goes on extending its blocks' text in place.
       const s = folded.streaming;
-      remoteStreaming = s && { ...s, content: s.content.map((b) => (b && typeof b === "object" ? { ...b } : b)) };
+      remoteStreaming = s && copyPartial(s);
       notify();
     } while (readAgain && !leader && !takingOver && !detached);
     reading = false;

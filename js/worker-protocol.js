@@ -69,8 +69,9 @@ export class Refs {
   }
   /**
    * The main thread's side of a sweep: forgets every object but those in `live` (which keep their
-   * numbers), and gives the numbers kept, for the worker's `keep`. Until as many `settle()`s as
-   * sweeps, the numbers given before still resolve, for what the worker sent before its `keep`.
+   * numbers), and gives the numbers kept, for the worker's `keep`; undefined when every object is
+   * live (nothing to forget, nothing to tell the worker). Until as many `settle()`s as sweeps, the
+   * numbers given before still resolve, for what the worker sent before its `keep`.
    */
   retain(live) {
     const kept = new Map();
@@ -78,6 +79,7 @@ export class Refs {
       const id = o !== null && typeof o === "object" ? this.ids.get(o) : undefined;
       if (id !== undefined) kept.set(id, o);
     }
+    if (kept.size === this.objects.size) return undefined;
     this.retired ??= new Map();
     for (const [id, o] of this.objects) this.retired.set(id, o);
     this.sweeps = (this.sweeps ?? 0) + 1;

@@ -701,7 +701,8 @@ export class WorkerAgent {
     if (this.#run || !this.#worker || this.#dead) return;
     const live = [];
     for (const m of [...this.#internals.runMessages(true), ...this.#steering, ...this.#followUp]) live.push(m, m?.content, m?.details);
-    this.#post({ op: "keep", ids: this.#refs.retain(live) });
+    const ids = this.#refs.retain(live);
+    if (ids !== undefined) this.#post({ op: "keep", ids });
   }
   /** Edits of `state.messages` in place since the last sync reach the worker before a run. */
   #syncBeforeRun() {
