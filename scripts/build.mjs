@@ -203,13 +203,19 @@ const READY_EXPORTS = ["Agent", "agentLoop", "agentLoopContinue", "streamProxy",
   "runToolCall", "setDefaultStreamFn", "ready"];
 const runtimeExports = [...generated.matchAll(/^export (?:function|class) (\w+)/gm)].map((m) => m[1])
   .filter((name) => !READY_EXPORTS.includes(name) && name !== "initSync");
-// The files of js/ import our JS by its path in the repository; in pkg/ those files are snippets.
-const copyEntry = (file) => writeFileSync(join(pkg, file), readFileSync(join(root, "js", file), "utf8")
-  .replace(/from "\.\.\/(src\/[^"]+\.js)"/g, (_, path) => `from "${findSnippet(path)}"`));
-copyEntry("ready.js");
+// The files of js/ import our JS by its path in the repository (`../../src/…`); in pkg/ those
+// files are snippets, named from the copied file's own folder.
+const copyEntry = (file) => {
+  const to = join(pkg, file);
+  mkdirSync(dirname(to), { recursive: true });
+  const up = "../".repeat(file.split("/").length - 1);
+  writeFileSync(to, readFileSync(join(root, "js", file), "utf8")
+    .replace(/from "(?:\.\.\/)+(src\/[^"]+\.js)"/g, (_, path) => `from "${up}${findSnippet(path).slice(2)}"`));
+};
+copyEntry("loading/ready.js");
 const entry = (comment, load) => `// pi-agent-wasm entry${comment}.
-import { start } from "./ready.js";
-export { ${READY_EXPORTS.join(", ")} } from "./ready.js";
+import { start } from "./loading/ready.js";
+export { ${READY_EXPORTS.join(", ")} } from "./loading/ready.js";
 ${runtimeExports.length ? `export { ${runtimeExports.join(", ")} } from "./${NAME}.js";\n` : ""}export {
   EventStream,
   AssistantMessageEventStream,
@@ -232,15 +238,17 @@ writeFileSync(join(pkg, "index.d.ts"), existsSync(dtsTemplate)
   : `export * from "./${NAME}.js";\n`);
 
 // Entries that not every app imports (UI adapters, sessions, replay, the agent
-// in a Worker): each is its own file with its own types, and costs nothing to
-// apps that do not import it. INTERNAL ones are imported by the others only.
-const OPTIONAL_ENTRIES = ["react", "svelte", "vue", "session", "session-log", "replay", "worker", "worker-host",
-  "worker-protocol", "worker-script"];
-const INTERNAL_ENTRIES = ["session-log", "worker-protocol"];
-for (const entry of OPTIONAL_ENTRIES) {
-  for (const extra of [`${entry}.js`, `${entry}.d.ts`]) {
-    if (existsSync(join(root, "js", extra))) copyEntry(extra);
-  }
+// in a Worker): each folder of js/ is copied with its types, and costs nothing to
+// apps that do not import it. Each public entry is one file of those folders.
+const OPTIONAL_FOLDERS = ["ui", "session", "replay", "worker"];
+const PUBLIC_ENTRIES = {
+  react: "ui/react", svelte: "ui/svelte", vue: "ui/vue", session: "session/index", replay: "replay/index",
+  worker: "worker/index", "worker-host": "worker/host", "worker-script": "worker/script",
+};
+const filesUnder = (dir) => readdirSync(join(root, "js", dir), { withFileTypes: true }).flatMap((d) =>
+  d.isDirectory() ? filesUnder(`${dir}/${d.name}`) : [`${dir}/${d.name}`]);
+for (const folder of OPTIONAL_FOLDERS) {
+  for (const file of filesUnder(folder)) if (/\.(js|d\.ts)$/.test(file)) copyEntry(file);
 }
 
 const version = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version;
@@ -260,10 +268,9 @@ const exportsMap = {
   },
   "./inline": { types: "./index.d.ts", default: "./inline.js" },
 };
-for (const entry of OPTIONAL_ENTRIES) {
-  if (!INTERNAL_ENTRIES.includes(entry) && existsSync(join(pkg, `${entry}.js`))) {
-    exportsMap[`./${entry}`] = { types: `./${entry}.d.ts`, default: `./${entry}.js` };
-  }
+for (const [name, file] of Object.entries(PUBLIC_ENTRIES)) {
+  if (!existsSync(join(pkg, `${file}.js`))) throw new Error(`build: the entry pi-agent-wasm/${name} has no js/${file}.js`);
+  exportsMap[`./${name}`] = { types: `./${file}.d.ts`, default: `./${file}.js` };
 }
 exportsMap["./package.json"] = "./package.json";
 const pkgJson = {
@@ -276,7 +283,7 @@ const pkgJson = {
   types: "./index.d.ts",
   exports: exportsMap,
   files: readdirSync(pkg).filter((f) => f !== "package.json" && f !== ".gitignore"),
-  sideEffects: ["./index.js", "./inline.js", "./ready.js", "./snippets/*", "./worker-script.js"],
+  sideEffects: ["./index.js", "./inline.js", "./loading/ready.js", "./snippets/*", "./worker/script.js"],
   engines: { node: ">=20.16" },
   // typebox: only its types, so tool params are inferred from TypeBox schemas as with the reference.
   peerDependencies: { react: ">=18", svelte: ">=4", vue: ">=3", typebox: "^1" },
@@ -286,14 +293,14 @@ writeFileSync(join(pkg, "package.json"), JSON.stringify(pkgJson, null, 2) + "\n"
 rmSync(join(pkg, ".gitignore"), { force: true });
 if (existsSync(join(root, "README.md"))) cpSync(join(root, "README.md"), join(pkg, "README.md"));
 
-// The size report's "JS glue + entry" counts what every app loads.
-const OPTIONAL_JS = new RegExp(`[\\\\/](${[...OPTIONAL_ENTRIES, "inline"].join("|")})\\.js$`);
-function allJs(dir, adapters = false) {
+// The size report's "JS glue + entry" counts what every app loads: not the optional folders, not inline.js.
+const OPTIONAL_JS = new RegExp(`^(?:(?:${OPTIONAL_FOLDERS.join("|")})/|inline\\.js$)`);
+function allJs(dir, adapters = false, base = dir) {
   const out = [];
   for (const f of readdirSync(dir)) {
     const p = join(dir, f);
-    if (statSync(p).isDirectory()) out.push(...allJs(p, adapters));
-    else if (p.endsWith(".js") && (adapters || !OPTIONAL_JS.test(p))) out.push(p);
+    if (statSync(p).isDirectory()) out.push(...allJs(p, adapters, base));
+    else if (p.endsWith(".js") && (adapters || !OPTIONAL_JS.test(relative(base, p).split("\\").join("/")))) out.push(p);
   }
   return out;
 }

@@ -365,7 +365,7 @@ fn resolve_stream_fn(stream_fn: JsValue) -> Result<Function, JsValue> {
 
 /// Ends an `agentLoop` stream whose run failed with the same events an `Agent`
 /// emits for a failed run, instead of leaving its consumers waiting forever
-/// (the reference never ends the stream; see the README's deviations).
+/// (the reference never ends the stream; see docs/deviations.md).
 pub fn fail_stream(stream: &JsValue, config: &JsValue, error: &JsValue, aborted: bool) {
     let model = view::field(config, |c| c.model()).unwrap_or(JsValue::UNDEFINED);
     let stream: &EventStreamHandle = stream.unchecked_ref();

@@ -2,7 +2,7 @@
 //! `beforeToolCall`, `execute` with progress updates, `afterToolCall`, and the
 //! sequential, parallel and truncated batches that turn calls into results.
 //!
-//! Deviations from 1.4.0 (see the README), all so that no tool call is left
+//! Deviations from 1.4.0 (see docs/deviations.md), all so that no tool call is left
 //! without a result: as in 1.6.0, an aborted signal is checked before anything
 //! else and an abort no longer stops a batch half-way; a tool (or tool hook)
 //! that ignores the abort is abandoned with an `Operation aborted` result

@@ -56,11 +56,11 @@ function line(env, r, store, cpuName) {
 
 export async function sessionBench({ pkgDir = join(HERE, "../../pkg"), runs = 21, log = () => {}, chromium: withChromium = true } = {}) {
   const out = [];
-  if (!existsSync(join(pkgDir, "session.js"))) return ["S1 with a session: skipped (pkg/ has no session.js)."];
+  if (!existsSync(join(pkgDir, "session/index.js"))) return ["S1 with a session: skipped (pkg/ has no session.js)."];
   const deltas = textDeltas(20_000, 50);
   // ---- Node, memoryStore()
   const { Agent, createAssistantMessageEventStream } = await import(pathToFileURL(join(pkgDir, "index.js")));
-  const { attachSession, memoryStore } = await import(pathToFileURL(join(pkgDir, "session.js")));
+  const { attachSession, memoryStore } = await import(pathToFileURL(join(pkgDir, "session/index.js")));
   const store = memoryStore();
   const env = { Agent, createAssistantMessageEventStream, attachSession, store, tick: setImmediate, deltas, MODEL, usage,
     now: () => performance.now(), cpu: () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } };
@@ -76,7 +76,7 @@ export async function sessionBench({ pkgDir = join(HERE, "../../pkg"), runs = 21
       res.writeHead(200, { "content-type": "text/html" });
       return res.end(`<!doctype html><script type="module">
 import { Agent, createAssistantMessageEventStream } from "/pkg/index.js";
-import { attachSession, indexedDBStore } from "/pkg/session.js";
+import { attachSession, indexedDBStore } from "/pkg/session/index.js";
 import { MODEL, textDeltas, usage } from "/bench/data.mjs";
 import { s1Session } from "/bench/session-scenario.mjs";
 const deltas = textDeltas(20000, 50);

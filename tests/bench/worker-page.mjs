@@ -2,7 +2,7 @@
 // the page, the reference in the page, and ours in a Worker (WorkerAgent). Marks read the renderer's
 // main-thread CPU time (TaskDuration, threadTicks) over CDP: the worker's thread is not in it.
 import * as ours from "/pkg/index.js";
-import { WorkerAgent } from "/pkg/worker.js";
+import { WorkerAgent } from "/pkg/worker/index.js";
 import * as ref from "/ref/reference.js";
 import { MODEL, deltasFor, textStreamFn } from "./worker-streams.mjs";
 
@@ -16,7 +16,7 @@ function makeAgent(impl, scenario, params) {
     }
     return new WorkerAgent({
       initialState,
-      worker: new Worker("/pkg/worker-script.js", { type: "module" }),
+      worker: new Worker("/pkg/worker/script.js", { type: "module" }),
       proxy: { proxyUrl: `${location.origin}/${params.variant}`, authToken: "bench-token" },
     });
   }

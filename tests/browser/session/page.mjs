@@ -2,8 +2,8 @@
 // session-worker.mjs) with a scripted stream function and tools, attached to a session in the real
 // IndexedDB. `window.setup(options)` builds it (after each reload).
 import { Agent } from "/pkg/index.js";
-import { WorkerAgent } from "/pkg/worker.js";
-import { attachSession, indexedDBStore } from "/pkg/session.js";
+import { WorkerAgent } from "/pkg/worker/index.js";
+import { attachSession, indexedDBStore } from "/pkg/session/index.js";
 import { BIG, LATIN, MODEL, streamFn, textOf } from "./stream.mjs";
 
 window.BIG = BIG;

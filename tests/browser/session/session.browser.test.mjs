@@ -16,7 +16,7 @@ const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const PKG = process.env.PI_BROWSER_PKG_DIR ? resolve(process.env.PI_BROWSER_PKG_DIR) : join(REPO, "pkg");
 const HERE = fileURLToPath(new URL("./", import.meta.url));
 // A missing build fails the tests instead of skipping them.
-if (!existsSync(join(PKG, "session.js"))) throw new Error("pkg/ has no session.js (run node scripts/build.mjs)");
+if (!existsSync(join(PKG, "session/index.js"))) throw new Error("pkg/ has no session.js (run node scripts/build.mjs)");
 const MIME = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm" };
 
 let server;
@@ -195,7 +195,7 @@ test("a following tab reads each character of the leader's log once, and shows w
     await until(b.page, (n) => window.agent.state.messages.length === n, 3 + 2 * i);
   }
   const logLength = await a.page.evaluate(async () => {
-    const { indexedDBStore } = await import("/pkg/session.js");
+    const { indexedDBStore } = await import("/pkg/session/index.js");
     return (await indexedDBStore({ name: "session-test" }).load("follow-once")).length;
   });
   const readChars = await b.page.evaluate(() => window.readChars);
@@ -286,7 +286,7 @@ test("a database of the first layout (rows under an index) is moved to the keyed
     for (const [s, d] of [["a", "one "], ["b", "x"], ["a", "two "], ["b", "y"], ["a", "three"]]) t.objectStore("chunks").add({ s, d });
     await new Promise((resolve) => (t.oncomplete = resolve));
     db1.close();
-    const { indexedDBStore } = await import("/pkg/session.js");
+    const { indexedDBStore } = await import("/pkg/session/index.js");
     const store = indexedDBStore({ name: "session-migrate" });
     const before = [await store.load("a"), await store.load("b")];
     await store.append("a", " four");
@@ -308,7 +308,7 @@ test("two stores on one database append to one session in turn (as two tabs do w
   const page = await context.newPage();
   await page.goto(`${base}/page.html`);
   const got = await page.evaluate(async () => {
-    const { indexedDBStore } = await import("/pkg/session.js");
+    const { indexedDBStore } = await import("/pkg/session/index.js");
     const a = indexedDBStore({ name: "session-turns" });
     const b = indexedDBStore({ name: "session-turns" });
     await a.append("s", "1 ");
@@ -332,7 +332,7 @@ test("a torn last record loses only that record; restore does not throw and repa
   await page.evaluate(() => window.session.flush());
   // What a tab killed in the middle of a write of a custom store leaves: half a line.
   await page.evaluate(async () => {
-    const { indexedDBStore } = await import("/pkg/session.js");
+    const { indexedDBStore } = await import("/pkg/session/index.js");
     await indexedDBStore({ name: "session-test" }).append("torn", '{"t":"m","m":{"role":"user","content":"lost');
   });
   const v = await reload(page, { id: "torn" });

@@ -21,6 +21,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
 import { startStaticServer } from "../../support/static-server.mjs";
+import { entryFile } from "../../support/package-entry.mjs";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const HERE = fileURLToPath(new URL("./", import.meta.url));
@@ -44,7 +45,7 @@ async function bundlePages(outDir) {
 		name: "pi-agent-wasm",
 		setup(b) {
 			b.onResolve({ filter: /^pi-agent-wasm$/ }, () => ({ path: "/pkg/index.js", external: true }));
-			b.onResolve({ filter: /^pi-agent-wasm\/(react|svelte|vue)$/ }, (args) => ({ path: join(PKG_DIR, `${args.path.split("/")[1]}.js`) }));
+			b.onResolve({ filter: /^pi-agent-wasm\/(react|svelte|vue)$/ }, (args) => ({ path: entryFile(PKG_DIR, args.path) }));
 		},
 	};
 	const sveltePlugin = {
@@ -66,7 +67,7 @@ async function bundlePages(outDir) {
 		target: "es2022",
 		jsx: "automatic",
 		conditions: ["browser", "production"],
-		// pkg/react.js imports "react": resolve it (and svelte's runtime) from this directory's prefix.
+		// pkg/ui/react.js imports "react": resolve it (and svelte's runtime) from this directory's prefix.
 		nodePaths: [join(HERE, "node_modules")],
 		define: {
 			"process.env.NODE_ENV": '"production"',
@@ -139,7 +140,7 @@ function checkCommon(r) {
 }
 
 test("React, Svelte and Vue adapters: finished rows never re-render, the streaming row at most once per frame", { timeout: 120000 }, async (t) => {
-	if (!existsSync(join(PKG_DIR, "index.js")) || !existsSync(join(PKG_DIR, "react.js"))) throw new Error("pkg/ is not built: run node scripts/build.mjs");
+	if (!existsSync(join(PKG_DIR, "index.js")) || !existsSync(join(PKG_DIR, "ui/react.js"))) throw new Error("pkg/ is not built: run node scripts/build.mjs");
 	ensureFrameworks();
 	const cleanups = [];
 	try {

@@ -2,7 +2,7 @@
 // function was given (what the model would see), as JSON. `workerOptions.hang`: an answer to a
 // transcript of one message streams until its run is aborted.
 import * as impl from "/pkg/index.js";
-import { serveAgent } from "/pkg/worker-host.js";
+import { serveAgent } from "/pkg/worker/host.js";
 import { scripted, text } from "/support/scripted.mjs";
 
 const roles = (call) => ({ content: [text(JSON.stringify(call.context.messages.map((m) => m?.role ?? String(m))))] });

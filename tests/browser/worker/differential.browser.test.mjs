@@ -13,7 +13,7 @@ import { startStaticServer } from "../../support/static-server.mjs";
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const PKG = join(REPO, "pkg");
 // A missing build fails the tests instead of skipping them.
-if (!existsSync(join(PKG, "worker.js"))) throw new Error("pkg/ is not built (node scripts/build.mjs)");
+if (!existsSync(join(PKG, "worker/index.js"))) throw new Error("pkg/ is not built (node scripts/build.mjs)");
 
 test("WorkerAgent: same events and final state as the in-page Agent", { timeout: 180_000 }, async (t) => {
 	const server = await startStaticServer({ "/pkg/": PKG, "/support/": join(REPO, "tests/js/support"), "/t/": fileURLToPath(new URL("./", import.meta.url)) });

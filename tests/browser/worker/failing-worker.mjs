@@ -1,6 +1,6 @@
 // A worker for the failure tests: `workerOptions.mode` picks what goes wrong.
 import * as impl from "/pkg/index.js";
-import { serveAgent } from "/pkg/worker-host.js";
+import { serveAgent } from "/pkg/worker/host.js";
 import { scripted, call, text } from "/support/scripted.mjs";
 
 // Messages that are not the protocol's, which the WorkerAgent must ignore.

@@ -14,11 +14,11 @@ import { startStaticServer } from "../../support/static-server.mjs";
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const PKG = join(REPO, "pkg");
 // A missing build fails the tests instead of skipping them.
-if (!existsSync(join(PKG, "worker.js"))) throw new Error("pkg/ is not built (node scripts/build.mjs)");
+if (!existsSync(join(PKG, "worker/index.js"))) throw new Error("pkg/ is not built (node scripts/build.mjs)");
 
 // Runs in the page: one failing prompt, then (with a factory) one that must succeed in a fresh worker.
 async function failThenRecover({ url, mode, action, recoverMode }) {
-	const { WorkerAgent } = await import("/pkg/worker.js");
+	const { WorkerAgent } = await import("/pkg/worker/index.js");
 	const workers = [];
 	let n = 0;
 	const agent = new WorkerAgent({
@@ -106,7 +106,7 @@ test("WorkerAgent failures", { timeout: 120_000 }, async (t) => {
 
 		await t.test("messages from a stale worker or of another protocol are ignored", async () => {
 			const r = await page.evaluate(async () => {
-				const { WorkerAgent } = await import("/pkg/worker.js");
+				const { WorkerAgent } = await import("/pkg/worker/index.js");
 				// Fake workers: EventTargets that record what they are sent.
 				const fakes = [];
 				const make = () => {

@@ -1,6 +1,6 @@
 // Runs a scenario with the in-page Agent or the WorkerAgent and returns its trace.
 import * as impl from "/pkg/index.js";
-import { WorkerAgent } from "/pkg/worker.js";
+import { WorkerAgent } from "/pkg/worker/index.js";
 import { scripted, resetTimestamps, MODEL } from "/support/scripted.mjs";
 import { Trace, snap, signalState } from "/support/trace.mjs";
 import { finalState, recordAgent } from "/support/agent.mjs";

@@ -15,7 +15,7 @@ import { startStaticServer } from "../../support/static-server.mjs";
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const PKG = join(REPO, "pkg");
 // A missing build fails the tests instead of skipping them.
-if (!existsSync(join(PKG, "worker.js"))) throw new Error("pkg/ is not built (node scripts/build.mjs)");
+if (!existsSync(join(PKG, "worker/index.js"))) throw new Error("pkg/ is not built (node scripts/build.mjs)");
 
 test("WorkerAgent lifecycle", { timeout: 120_000 }, async (t) => {
 	const server = await startStaticServer({ "/pkg/": PKG, "/support/": join(REPO, "tests/js/support"), "/t/": fileURLToPath(new URL("./", import.meta.url)) });
@@ -27,7 +27,7 @@ test("WorkerAgent lifecycle", { timeout: 120_000 }, async (t) => {
 		await page.waitForFunction(() => window.ready === true);
 		const setup = () => {
 			window.newAgent = async (workerOptions = {}) => {
-				const { WorkerAgent } = await import("/pkg/worker.js");
+				const { WorkerAgent } = await import("/pkg/worker/index.js");
 				return new WorkerAgent({
 					initialState: { model: { id: "m", name: "m", api: "a", provider: "p", baseUrl: "", reasoning: false, input: [], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1, maxTokens: 1 } },
 					worker: () => new Worker("/t/context-worker.mjs", { type: "module" }),

@@ -1,7 +1,7 @@
 // The worker of the render-count test: 2,000 text deltas, one per task with a pause every 25, so the run spans
 // many animation frames.
 import { createAssistantMessageEventStream } from "/pkg/index.js";
-import { serveAgent } from "/pkg/worker-host.js";
+import { serveAgent } from "/pkg/worker/host.js";
 
 export const DELTAS = 2000;
 const usage = () => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });

@@ -11,12 +11,13 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
 import { startStaticServer } from "../../support/static-server.mjs";
+import { entryFile } from "../../support/package-entry.mjs";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const PKG = join(REPO, "pkg");
 const UI = join(REPO, "tests/browser/ui");
 // A missing build fails the tests instead of skipping them.
-if (!existsSync(join(PKG, "worker.js"))) throw new Error("pkg/ is not built (node scripts/build.mjs)");
+if (!existsSync(join(PKG, "worker/index.js"))) throw new Error("pkg/ is not built (node scripts/build.mjs)");
 
 test("useAgent on a WorkerAgent: finished rows render once, the streaming row at most once per frame", { timeout: 120_000 }, async () => {
 	if (!existsSync(join(UI, "node_modules/react"))) execFileSync("npm", ["ci", "--prefix", UI, "--no-audit", "--no-fund", "--loglevel=error"], { stdio: "inherit" });
@@ -30,7 +31,7 @@ test("useAgent on a WorkerAgent: finished rows render once, the streaming row at
 		plugins: [{
 			name: "pkg",
 			setup(b) {
-				b.onResolve({ filter: /^pi-agent-wasm\/(worker|react)$/ }, (a) => ({ path: join(PKG, `${a.path.split("/")[1]}.js`) }));
+				b.onResolve({ filter: /^pi-agent-wasm\/(worker|react)$/ }, (a) => ({ path: entryFile(PKG, a.path) }));
 			},
 		}],
 	});

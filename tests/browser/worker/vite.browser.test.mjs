@@ -16,7 +16,7 @@ import { startStaticServer } from "../../support/static-server.mjs";
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const PKG = join(REPO, "pkg");
 // A missing build fails the tests instead of skipping them.
-if (!existsSync(join(PKG, "worker.js"))) throw new Error("pkg/ is not built (node scripts/build.mjs)");
+if (!existsSync(join(PKG, "worker/index.js"))) throw new Error("pkg/ is not built (node scripts/build.mjs)");
 const VITE = "8.3.8"; // the demo's version
 
 async function results(browser, url) {

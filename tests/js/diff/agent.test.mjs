@@ -726,7 +726,7 @@ scenario(
 	},
 );
 
-// A deviation (README: exactly one agent_end): 1.4.0 stops delivering at the failure's own
+// A deviation (docs/deviations.md: exactly one agent_end): 1.4.0 stops delivering at the failure's own
 // message_start and never emits agent_end; ours delivers every failure event, then rejects.
 deviation("a listener that always throws makes prompt() reject (after finishRun), after one agent_end", async (impl) => {
 	const tr = new Trace();

@@ -320,7 +320,7 @@ deviation("deviation: an update sink that rejects still gives the call its end a
 	assert.equal(streamFn.calls.length, 1, "no further request after the failure");
 });
 
-// ---- tool arguments: nesting limits (README, "Tool arguments are copied as JSON") ----------------
+// ---- tool arguments: nesting limits (docs/deviations.md, the tool-argument limits) ----------------
 
 function nestedArgs(depth) {
 	let value = 1;

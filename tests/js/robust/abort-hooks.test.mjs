@@ -1,7 +1,7 @@
 // Stop always stops: `abort()` ends a run even when user code ignores the signal (a hook, a
 // tool's `execute`, a stream function whose promise never settles), and every started run ends
 // with exactly one `agent_end`, whatever is thrown and wherever. 1.4.0 hangs in the first group
-// and loses or doubles `agent_end` in the second (see the README, Deviations); each case runs on
+// and loses or doubles `agent_end` in the second (see the docs/deviations.md); each case runs on
 // the default path (no other hooks) and with every other hook set, well-behaved.
 import { test } from "node:test";
 import { MODEL } from "../support/scripted.mjs";

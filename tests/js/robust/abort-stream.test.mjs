@@ -1,5 +1,5 @@
 // `abort()` ends the read of a stream that ignores the signal (a deviation from 1.4.0, which waits
-// for such a stream forever; README "Deviations"). The loop stops reading, calls the iterator's
+// for such a stream forever; docs/deviations.md). The loop stops reading, calls the iterator's
 // `return()` without waiting on it, and the request ends with the partial assistant message (or a
 // fresh one when nothing arrived) with `stopReason: "aborted"` and `errorMessage: "Request was
 // aborted"`, followed by the usual closing events. Whatever the stream does afterwards is dropped.

@@ -345,7 +345,7 @@ async function runOnce(name, k, mode, env, noHooks = false) {
 		const running = sw.inFlight;
 		await within(agent.waitForIdle(), RUN_MS, "waitForIdle()");
 		const st = agent.state;
-		// A tool still running is one that ignored the abort and was abandoned (README, Deviations):
+		// A tool still running is one that ignored the abort and was abandoned (docs/deviations.md):
 		// its call has the `Operation aborted` result, and its late result must never show up.
 		const abandoned = st.messages.filter((m) => m.role === "toolResult" && m.isError && m.content?.[0]?.text === "Operation aborted").length;
 		if (running > abandoned) problems.push(`${running} tool execution(s) still running when prompt() resolved, only ${abandoned} abandoned`);

@@ -273,6 +273,6 @@ test("a listener that throws on every event: prompt() rejects after the run is f
 	}
 	// 1.4.0 stops at the failure's own message_start: no agent_end, the failure never reduced
 	assert.deepEqual(outcomes[0], { errorMessage: undefined, ends: 0, last: "message_start" });
-	// ours delivers every failure event (README, Deviations: exactly one agent_end)
+	// ours delivers every failure event (docs/deviations.md: exactly one agent_end)
 	assert.deepEqual(outcomes[1], { errorMessage: "always", ends: 1, last: "agent_end" });
 });

@@ -35,7 +35,7 @@ function assertNoPollution(label) {
  * A case. `opts.check(o, r)` replaces the equality check; `opts.refHangs` documents that the reference
  * hangs (then ours must end with an error message matching `opts.error`); `opts.oursOnly` skips the reference.
  */
-// Documented differences from the reference (README, Deviations): each is a real check of ours'
+// Documented differences from the reference (docs/deviations.md): each is a real check of ours'
 // behaviour, next to the reference's. `textOnly(re)`: everything equal but error texts, and ours'
 // error text matches `re`.
 function errorTexts(out) {

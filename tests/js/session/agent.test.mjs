@@ -6,12 +6,12 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 
 const PKG = new URL("../../../pkg/", import.meta.url);
-const built = existsSync(new URL("session.js", PKG)) && existsSync(new URL("replay.js", PKG));
+const built = existsSync(new URL("session/index.js", PKG)) && existsSync(new URL("replay/index.js", PKG));
 // A missing build fails the tests instead of skipping them.
 if (!built) throw new Error("pkg/ has no session.js (run node scripts/build.mjs)");
 const { Agent, createAssistantMessageEventStream } = built ? await import(new URL("index.js", PKG)) : {};
-const { attachSession, memoryStore, INTERRUPTED_STREAM, INTERRUPTED_TOOL } = built ? await import(new URL("session.js", PKG)) : {};
-const { createRecorder, createReplay, ReplayDivergenceError, ReplayLogError } = built ? await import(new URL("replay.js", PKG)) : {};
+const { attachSession, memoryStore, INTERRUPTED_STREAM, INTERRUPTED_TOOL } = built ? await import(new URL("session/index.js", PKG)) : {};
+const { createRecorder, createReplay, ReplayDivergenceError, ReplayLogError } = built ? await import(new URL("replay/index.js", PKG)) : {};
 
 const MODEL = { id: "m", name: "M", api: "test", provider: "test", baseUrl: "", reasoning: false, input: ["text"],
   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };

@@ -1,4 +1,4 @@
-// The session log format (js/session-log.js, pure): round trip, a torn tail at every byte,
+// The session log format (js/session/log.js, pure): round trip, a torn tail at every byte,
 // corruption, other versions, and the restore it leads to.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,7 +11,7 @@ import {
   logLine,
   readLog,
   restoreFrom,
-} from "../../../js/session-log.js";
+} from "../../../js/session/log.js";
 
 const user = (text, timestamp = 1) => ({ role: "user", content: [{ type: "text", text }], timestamp });
 const call = (id, name, args = {}) => ({ type: "toolCall", id, name, arguments: args });

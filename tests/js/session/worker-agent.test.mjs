@@ -7,11 +7,11 @@ import { existsSync } from "node:fs";
 
 const PKG = new URL("../../../pkg/", import.meta.url);
 // A missing build fails the tests instead of skipping them.
-if (!existsSync(new URL("worker.js", PKG))) throw new Error("pkg/ has no worker.js (run node scripts/build.mjs)");
+if (!existsSync(new URL("worker/index.js", PKG))) throw new Error("pkg/ has no worker.js (run node scripts/build.mjs)");
 const { Agent, createAssistantMessageEventStream } = await import(new URL("index.js", PKG));
-const { attachSession, memoryStore } = await import(new URL("session.js", PKG));
-const { WorkerAgent } = await import(new URL("worker.js", PKG));
-const { serveAgent } = await import(new URL("worker-host.js", PKG));
+const { attachSession, memoryStore } = await import(new URL("session/index.js", PKG));
+const { WorkerAgent } = await import(new URL("worker/index.js", PKG));
+const { serveAgent } = await import(new URL("worker/host.js", PKG));
 
 const MODEL = { id: "m", name: "M", api: "test", provider: "test", baseUrl: "", reasoning: false, input: ["text"],
   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };

@@ -8,11 +8,11 @@
 // when the module is ready (same `state` object); its runs, and the
 // low-level functions, wait for the module. The streams `agentLoop` and
 // `streamProxy` return are returned at once and fill once it is ready.
-import initWasm, * as core from "./pi_agent_wasm.js";
-import { agentEventStream, createAssistantMessageEventStream } from "../src/js/glue.js";
-import { agentInit, defineAgent, loopBeforeToolCall, preparedAgents } from "../src/agent/options.js";
-import { RUN_TOOL_CALL, resetState } from "../src/agent/state.js";
-import { markHandled } from "../src/agent_loop/tools.js";
+import initWasm, * as core from "../pi_agent_wasm.js";
+import { agentEventStream, createAssistantMessageEventStream } from "../../src/js/glue.js";
+import { agentInit, defineAgent, loopBeforeToolCall, preparedAgents } from "../../src/agent/options.js";
+import { RUN_TOOL_CALL, resetState } from "../../src/agent/state.js";
+import { markHandled } from "../../src/agent_loop/tools.js";
 
 let loaded = false;
 /**

@@ -1,14 +1,14 @@
 // The worker half of pi-agent-wasm/worker: runs an Agent (its loop, stream
 // function and the wasm) inside a dedicated Worker and speaks the protocol of
-// worker-protocol.js with the WorkerAgent on the main thread.
+// protocol.js with the WorkerAgent on the main thread.
 //
 // Tools and hooks of the main thread are called over the channel; tools,
 // hooks and a stream function registered here with `serveAgent` run in the
 // worker. Events leave as what changed since the last event, in batches at
 // least a frame apart while they stream.
-import * as core from "./index.js";
-import { TAG, EXPLICIT, HOOKS, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
-import { RUN_TOOL_CALL } from "../src/agent/state.js";
+import * as core from "../index.js";
+import { TAG, EXPLICIT, HOOKS, Refs, pack, unpack, packError, unpackError } from "./protocol.js";
+import { RUN_TOOL_CALL } from "../../src/agent/state.js";
 
 /**
  * Serves the WorkerAgent that created this worker. `setup` is an object, or a
@@ -37,7 +37,7 @@ export function serveAgent(setup, scope = globalThis) {
   // The run being extended (its code and block), the text appended to that block that no delta has covered
   // yet, and the blocks of the streaming message that had a delta. A stream that mutates its partial before
   // the loop reads its events runs ahead of them: the text it ran ahead by is what its next deltas are, so
-  // they need not cross again. The page keeps the same state from the same items (worker.js, `#deltas`).
+  // they need not cross again. The page keeps the same state from the same items (index.js, `#deltas`).
   let runCode = 0;
   let runBlock = -1;
   let ahead = "";

@@ -1,4 +1,4 @@
-import type { Agent, AgentSnapshot } from "./index.js";
+import type { Agent, AgentSnapshot } from "../index.js";
 /** A Svelte readable store of the agent's snapshot. */
 export declare function agentStore(
   agent: Agent,

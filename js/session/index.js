@@ -12,10 +12,10 @@
 // seam of two symbol-keyed methods that `Agent` and `WorkerAgent` both implement (src/agent/state.js):
 // one wraps the `beforeToolCall` that runs call, one runs a restored tool call as a run would. So
 // the session takes either, and with a WorkerAgent, `resume()` runs its calls in the worker.
-import { RUN_TOOL_CALL, WRAP_BEFORE_TOOL_CALL } from "../src/agent/state.js";
-import { SessionLogError, copyPartial, createFold, foldLog, logHeader, logLine, pushRecord, readLog, restoreFrom, toolResultMessage } from "./session-log.js";
+import { RUN_TOOL_CALL, WRAP_BEFORE_TOOL_CALL } from "../../src/agent/state.js";
+import { SessionLogError, copyPartial, createFold, foldLog, logHeader, logLine, pushRecord, readLog, restoreFrom, toolResultMessage } from "./log.js";
 
-export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./session-log.js";
+export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./log.js";
 
 /** A store keeping sessions in memory (tests, Node, or a page that opts out of persistence). */
 export function memoryStore() {

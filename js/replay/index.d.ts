@@ -1,4 +1,4 @@
-import type { Agent, AgentTool, BeforeToolCallContext, BeforeToolCallResult, StreamFn } from "./index.js";
+import type { Agent, AgentTool, BeforeToolCallContext, BeforeToolCallResult, StreamFn } from "../index.js";
 
 /** A replay log (JSON). Opaque apart from its version fields. */
 export interface ReplayLog {

@@ -5,7 +5,7 @@
 //
 // Positions: an input is tagged with [requests started, events of the last request], and
 // playback performs it just before that event (or after that request's last event).
-import { createAssistantMessageEventStream } from "./index.js";
+import { createAssistantMessageEventStream } from "../index.js";
 
 /** The version this module writes and reads. */
 export const REPLAY_LOG_VERSION = 1;

@@ -1,5 +1,5 @@
 // The channel between a WorkerAgent (main thread) and its worker
-// (worker-host.js): message tags, object references that keep identity across
+// (host.js): message tags, object references that keep identity across
 // the channel, and the packing of hook arguments.
 //
 // Every value crosses by structured clone. What one side has already sent (or
@@ -16,7 +16,7 @@ export const HOOKS = ["convertToLlm", "transformContext", "getApiKey", "onPayloa
 
 /**
  * Added to a delta's length in a run of text or thinking deltas when the delta crosses as its own text
- * rather than as the next part of what its block was appended (worker-host.js, `queueDelta`).
+ * rather than as the next part of what its block was appended (host.js, `queueDelta`).
  */
 export const EXPLICIT = 2 ** 31;
 

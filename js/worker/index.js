@@ -1,17 +1,17 @@
 // pi-agent-wasm/worker: an object with the Agent API whose loop, stream
 // function and WebAssembly run in a dedicated module Worker
-// (worker-host.js). This module loads no wasm: the main thread keeps the
+// (host.js). This module loads no wasm: the main thread keeps the
 // agent's state (the in-page Agent's own state object and reducer), rebuilt
 // from the events the worker posts (what changed since the last event), and
 // runs the tools, hooks and listeners the app gave it when the worker asks.
-import { TAG, EXPLICIT, HOOKS, Refs, pack, unpack, packError, unpackError } from "./worker-protocol.js";
+import { TAG, EXPLICIT, HOOKS, Refs, pack, unpack, packError, unpackError } from "./protocol.js";
 // The rules the in-page Agent uses, from the same files (pkg/snippets; they load no wasm).
-import { EMPTY_USAGE } from "../src/js/events.js";
-import { defaultConvertToLlm } from "../src/agent_loop/loop.js";
+import { EMPTY_USAGE } from "../../src/js/events.js";
+import { defaultConvertToLlm } from "../../src/agent_loop/loop.js";
 import {
   createAgentState, STATE_INTERNALS, getSnapshot, subscribeState, reduce, resetState, startRunState, finishRunState,
   isStreamDelta, RUN_TOOL_CALL, WRAP_BEFORE_TOOL_CALL,
-} from "../src/agent/state.js";
+} from "../../src/agent/state.js";
 
 const OPTIONS = ["sessionId", "thinkingBudgets", "transport", "maxRetryDelayMs", "toolExecution", "identity"];
 const ALREADY_PROMPTING =
@@ -424,7 +424,7 @@ export class WorkerAgent {
     this.#internals.changed();
     return this.#dispatch(event);
   }
-  // The run of deltas being read, as worker-host.js's `queueDelta` keeps it: its code and block, the text
+  // The run of deltas being read, as host.js's `queueDelta` keeps it: its code and block, the text
   // appended to the block that no delta has covered yet, and the blocks of the streaming message that had a delta.
   #runCode = 0;
   #runBlock = -1;
@@ -545,7 +545,7 @@ export class WorkerAgent {
   #decodeUpdate({ t, n, o, e }) {
     let P = this.#partial;
     if (!P) return;
-    // Flags of a new partial object / content array first (see worker-host.js), then the changes.
+    // Flags of a new partial object / content array first (see host.js), then the changes.
     for (let i = 0; i < e.length; i += 3) {
       if (e[i + 1] !== 1) continue;
       if (e[i + 2] & 1) P = this.#partial = { ...P };
@@ -816,7 +816,7 @@ export class WorkerAgent {
   }
 }
 
-/** Applies `diffValue` ops (worker-host.js), copying each changed container once (new identity along the changed path). */
+/** Applies `diffValue` ops (host.js), copying each changed container once (new identity along the changed path). */
 function patch(root, ops) {
   const copied = new Set();
   const own = (x) => {

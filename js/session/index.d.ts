@@ -1,4 +1,4 @@
-import type { Agent, AgentMessage, AgentToolCall, AssistantMessage } from "./index.js";
+import type { Agent, AgentMessage, AgentToolCall, AssistantMessage } from "../index.js";
 
 /**
  * Where a session's log lives. A log is text that only grows: `append` adds to its end,

@@ -1,5 +1,5 @@
 // Types of pi-agent-wasm/worker-host: the worker side of pi-agent-wasm/worker.
-import type { AgentOptions, AgentTool, StreamFn } from "./index.js";
+import type { AgentOptions, AgentTool, StreamFn } from "../index.js";
 
 /** What runs in the worker: a stream function, tools (added to the main thread's) and hooks. */
 export interface WorkerSetup extends Partial<Pick<AgentOptions, "convertToLlm" | "transformContext" | "getApiKey" |

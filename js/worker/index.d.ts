@@ -1,5 +1,5 @@
 // Types of pi-agent-wasm/worker: the Agent API with the agent in a dedicated module Worker.
-import type { Agent, AgentOptions, AgentMessage, ProxyStreamOptions } from "./index.js";
+import type { Agent, AgentOptions, AgentMessage, ProxyStreamOptions } from "../index.js";
 
 export interface WorkerAgentOptions extends Omit<AgentOptions, "streamFn"> {
   /**
