@@ -15,6 +15,8 @@
 import { SessionConflictError } from "../session/conflict.js";
 
 const IDENT = /^[a-z_][a-z0-9_]{0,40}$/;
+/** Lengths are SQL integers. */
+const MAX_CHARS = 2 ** 31 - 1;
 const SPECIAL = /[\0\uD800-\uDFFF]/;
 
 function encode(text) {
@@ -141,6 +143,7 @@ export function sessionDatabase(client, { table = "pi_agent_sessions" } = {}) {
     /** The log's text from character `from` on, and its whole length. */
     async read(owner, id, from = 0) {
       await schema();
+      from = Math.min(Math.max(0, from), MAX_CHARS);
       const { rows } = await sql.query(
         `SELECT s.chars, c.start, c.size, c.text, c.escaped FROM ${logs} s
            LEFT JOIN ${chunks} c ON c.owner = s.owner AND c.id = s.id AND c.start + c.size > $3

@@ -81,7 +81,7 @@ export function createStoreHandler(options) {
     if (declared !== undefined && declared !== text.length) {
       throw new HttpError(400, `body: ${text.length} characters received, x-text-length says ${declared}`);
     }
-    const base = request.method === "PUT" ? 0 : expected ?? (await db.read(owner, id, Number.MAX_SAFE_INTEGER)).length;
+    const base = request.method === "PUT" ? 0 : expected ?? (await db.read(owner, id, Infinity)).length;
     if (base + text.length > logChars) throw new HttpError(413, `session log too large (limit ${logChars} characters)`);
     const out = request.method === "PUT" ? await db.replace(owner, id, text, expected) : await db.append(owner, id, text, expected);
     if (out.conflict !== undefined) {
