@@ -50,8 +50,11 @@ export function packedApp(name) {
 	return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Starts `args` (a node script or a CLI) in `cwd` with the Anthropic redirect; resolves once `ready` matches its output. */
-export async function startProcess(args, { cwd, env, ready, timeoutMs = 90_000 }) {
+/**
+ * Starts `args` (a node script or a CLI) in `cwd` with the Anthropic redirect; resolves once `ready`
+ * matches its output, or once `readyCheck` (a URL) answers.
+ */
+export async function startProcess(args, { cwd, env, ready, readyCheck, timeoutMs = 90_000 }) {
 	const proc = spawn(process.execPath, args, {
 		cwd,
 		env: { ...process.env, NODE_OPTIONS: `--import=${PRELOAD}`, NO_COLOR: "1", ...env },
@@ -71,6 +74,17 @@ export async function startProcess(args, { cwd, env, ready, timeoutMs = 90_000 }
 		};
 		proc.stdout.on("data", check);
 		proc.stderr.on("data", check);
+		if (readyCheck) {
+			const poll = () =>
+				fetch(readyCheck).then(
+					() => {
+						clearTimeout(timer);
+						resolve();
+					},
+					() => proc.exitCode === null && setTimeout(poll, 50),
+				);
+			poll();
+		}
 		proc.once("exit", (code) => {
 			clearTimeout(timer);
 			reject(new Error(`${args.join(" ")} exited (${code}):\n${output}`));
