@@ -28,11 +28,15 @@ export interface EndpointOptions<User extends UserId> {
   onError?: (error: unknown, request: Request) => void;
 }
 
-/** A pi-ai `Models` collection (`builtinModels()`, `createModels()`), or anything with its `streamSimple`. */
+/**
+ * A pi-ai `Models` collection (`builtinModels()`, `createModels()`), or anything with its `streamSimple`: `getModel`
+ * finds the `"provider/id"` names of `models`, and `getAuth` tells the handler which key pi-ai resolved, so that no
+ * error shows it.
+ */
 export interface ModelsCollection {
-  streamSimple(model: Model<any>, context: any, options?: any): AssistantMessageEventSource;
+  streamSimple(model: Model<any>, context: any, options?: any): AssistantMessageEventSource | Promise<AssistantMessageEventSource>;
   getModel?(provider: string, id: string): Model<any> | undefined;
-  getAuth?(model: Model<any>): Promise<{ auth?: { apiKey?: string; headers?: Record<string, string> } } | undefined>;
+  getAuth?(model: any): Promise<unknown>;
 }
 
 export interface ProxyLimits {
