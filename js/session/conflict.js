@@ -48,7 +48,8 @@ const MAX_CONFLICTS = 8;
  *   agent's messages, whose objects are kept where the log has them);
  * - `resume()` writes again from there (the repairs of a reload first);
  * - `prompt(messages)` starts a run as the app's own `prompt` would;
- * - `fail(error)` reports a store that keeps conflicting.
+ * - `fail(error)` reports a store that keeps conflicting;
+ * - `grew()` whether the log has more than the session read or wrote (another writer appended).
  * Resolves once the agent shows the log and the session writes again.
  */
 export function createCatchUp(agent, session) {
@@ -70,27 +71,38 @@ export function createCatchUp(agent, session) {
     await session.resume();
     return resend;
   }
+  const start = () => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      let resend = [];
+      do {
+        again = false;
+        resend = [...resend, ...(await catchUp())];
+      } while (again);
+      running = undefined;
+      if (resend.length > 0) session.prompt(resend);
+    })().catch((err) => {
+      running = undefined;
+      session.fail(err);
+    });
+    return running;
+  };
   return {
     /** A write was refused with `error`: catch up (once for conflicts that arrive while it runs). */
     conflict(error) {
       if (++conflicts > MAX_CONFLICTS) return session.fail(error);
-      if (running) {
-        again = true;
-        return running;
-      }
-      running = (async () => {
-        let resend = [];
-        do {
-          again = false;
-          resend = [...resend, ...(await catchUp())];
-        } while (again);
-        running = undefined;
-        if (resend.length > 0) session.prompt(resend);
-      })().catch((err) => {
-        running = undefined;
-        session.fail(err);
-      });
-      return running;
+      return start();
+    },
+    /**
+     * Catches up if another writer extended the log (asked when the page becomes visible again, so
+     * a browser the user comes back to shows what was written elsewhere without writing first).
+     */
+    async check() {
+      if (running || agent.state.isStreaming || !(await session.grew())) return;
+      if (!agent.state.isStreaming) await start();
     },
     /** A write landed: the conflicts so far are settled. */
     written() {

@@ -22,6 +22,11 @@ export interface SessionStore {
    * tab's session reads only what was appended since its last read with it, and the whole log again without it.
    */
   loadFrom?(id: string, from: number): Promise<string> | string;
+  /**
+   * True when other browsers or devices write the same logs (`httpStore`): when its page is shown again, an idle
+   * session reads what they appended meanwhile and shows it.
+   */
+  shared?: boolean;
   /** Replaces the log with `text`, atomically if the backend can (to repair a torn tail; `options.length` as in `append`). */
   replace?(id: string, text: string, options?: { length?: number }): Promise<void> | void;
 }

@@ -437,7 +437,8 @@ export async function attachSession(agent, options = {}) {
   // A page going away writes what is batched at once (a transaction begun in pagehide commits).
   const page = typeof document === "object" && document !== null && typeof addEventListener === "function";
   const onHide = () => void flush();
-  const onVisibility = () => document.visibilityState === "hidden" && onHide();
+  // Back on a page whose log other browsers or devices write too: show what they wrote meanwhile.
+  const onVisibility = () => (document.visibilityState === "hidden" ? onHide() : store.shared === true && leader && void catchUp.check());
   if (page) {
     addEventListener("pagehide", onHide);
     document.addEventListener("visibilitychange", onVisibility);
@@ -795,6 +796,7 @@ export async function attachSession(agent, options = {}) {
       notify();
       return flush();
     },
+    grew: async () => typeof store.loadFrom === "function" && String((await store.loadFrom(id, logLength)) ?? "").length > 0,
     prompt: (messages) =>
       Promise.resolve(agent.state.isStreaming ? messages.forEach((m) => agent.followUp(m)) : original.prompt.call(agent, messages)).catch(fail),
     fail,

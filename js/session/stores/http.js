@@ -65,6 +65,8 @@ export function httpStore(url, options = {}) {
   };
 
   return {
+    // Other browsers and devices write these logs too: a session checks for their writes when its page is shown again.
+    shared: true,
     load: (id) => read(id, 0),
     loadFrom: (id, from) => read(id, from),
     async append(id, text, appendOptions) {

@@ -175,7 +175,14 @@ export async function journey(t, { url, fake, browser, pagePath = "/", session =
 		assert.deepEqual(transcript.slice(-2), ["user:hello from the second browser", "assistant:Hello! You said: hello from the second browser"]);
 	});
 
-	await t.test("the first browser, stale, catches up when it writes, and its prompt is answered after", async () => {
+	await t.test("the first browser shows what the second wrote when its page is shown again", async () => {
+		await a.page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
+		await a.page.waitForFunction((want) => JSON.stringify(app.transcript()) === want, JSON.stringify(transcript));
+		await b.page.evaluate(() => app.run("more from the second browser"));
+		transcript = await b.page.evaluate(() => app.transcript());
+	});
+
+	await t.test("the first browser, stale again, catches up when it writes, and its prompt is answered after", async () => {
 		await evalA(() => app.prompt("hello again from the first"));
 		await a.page.waitForFunction((n) => app.idle() && app.transcript().length === n, transcript.length + 2);
 		assert.deepEqual(await evalA(() => app.transcript()), [...transcript, "user:hello again from the first", "assistant:Hello! You said: hello again from the first"]);
