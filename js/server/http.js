@@ -73,8 +73,11 @@ const hostOf = (url) => {
  * preflight's answer), or the headers to add to the answer (CORS for an allowed origin).
  *
  * A request from a browser carries `Origin` when it is cross-origin (and on same-origin POSTs):
- * it must be the endpoint's own host or one of `origins`. A request without `Origin` (a server,
- * curl) is not a browser's and CORS does not apply to it. `hosts` (optional) is the list of
+ * it must be the endpoint's own or one of `origins`. Own means what the browser says in
+ * `Sec-Fetch-Site` (a header pages cannot set) when it sends one, else an Origin whose host is the
+ * request's Host (a reverse proxy that rewrites Host, as nginx does by default, then needs the
+ * browser's word). A request without `Origin` (a server, curl) is not a browser's and CORS does
+ * not apply to it. `hosts` (optional) is the list of
  * `Host` values the server answers to: a page of another site that resolves its own name to
  * this server's address (DNS rebinding) sends its own name as `Host`.
  */
@@ -84,7 +87,8 @@ export function checkSite(request, { origins, hosts }, methods) {
   const origin = request.headers.get("origin");
   let cors;
   if (origin !== null && origin !== "null") {
-    const same = hostOf(origin) === host;
+    const fetchSite = request.headers.get("sec-fetch-site");
+    const same = fetchSite !== null ? fetchSite === "same-origin" : hostOf(origin) === host;
     if (origins?.has(origin.toLowerCase())) cors = { "access-control-allow-origin": origin, vary: "Origin" };
     else if (!same) return errorResponse(403, `origin not allowed: ${origin}`);
   } else if (origin === "null") {

@@ -76,6 +76,11 @@ test("refusals before the provider is called", { timeout: 60_000 }, async (t) =>
 		assert.equal(opaque.status, 403);
 		const same = await post(port, body(), { ...AUTH, origin: `http://127.0.0.1:${port}` });
 		assert.equal(same.status, 200);
+		// A browser's own word wins over the Host comparison: a reverse proxy may have rewritten Host.
+		const proxied = await post(port, body(), { ...AUTH, origin: "https://app.example", "sec-fetch-site": "same-origin" });
+		assert.equal(proxied.status, 200);
+		const crossSite = await post(port, body(), { ...AUTH, origin: `http://127.0.0.1:${port}`, "sec-fetch-site": "cross-site" });
+		assert.equal(crossSite.status, 403);
 		assert.equal(same.headers["access-control-allow-origin"], undefined, "CORS is off unless origins are given");
 		const preflight = await request(port, { method: "OPTIONS", path: "/api/stream", headers: { origin: "https://app.example", "access-control-request-method": "POST" } });
 		assert.equal(preflight.status, 403);
