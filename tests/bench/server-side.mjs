@@ -4,7 +4,8 @@
 //
 // 1. Server CPU per streamed token: createProxyHandler (through toNodeHandler on Node's http) against the
 //    least a relay costs, pi-ai's stream written to SSE by hand in the same server process (one `res.write`
-//    of `data: <event without partial>` per event, as a hand-written endpoint does). Both relay the same
+//    of `data: <event without partial>` per event, as a hand-written endpoint does; and the same with the
+//    writes of each macrotask corked into one socket write). All relay the same
 //    pi-ai stream (createAssistantMessageEventStream, a text delta of 6 characters per token, 16 events per
 //    macrotask as a provider's network chunks bring them, the partial message grown in place as pi-ai's
 //    providers do). The server is a child process that measures its own CPU (process.cpuUsage) from a
@@ -63,15 +64,27 @@ if (process.argv[2] === "--serve") {
 			limits: { streamsPerUser: 1000 },
 		}),
 	);
-	/** The hand-written relay: the body read and parsed, then one write per event. */
-	const relay = (req, res) => {
+	/**
+	 * The hand-written relay: the body read and parsed, then one write per event (with `corked`, the
+	 * writes of one macrotask corked into one, the least a relay can do).
+	 */
+	const relay = (req, res, corked = false) => {
 		let raw = "";
 		req.setEncoding("utf8");
 		req.on("data", (d) => (raw += d));
 		req.on("end", async () => {
 			JSON.parse(raw);
 			res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
+			let uncork = false;
 			for await (const e of source(model, current.n, current)) {
+				if (corked && !uncork) {
+					res.cork();
+					uncork = true;
+					setImmediate(() => {
+						uncork = false;
+						res.uncork();
+					});
+				}
 				if (e.type === "done") res.write(`data: ${JSON.stringify({ type: "done", reason: e.reason, usage: e.message.usage })}\n\n`);
 				else {
 					const { partial, content, ...rest } = e;
@@ -95,6 +108,7 @@ if (process.argv[2] === "--serve") {
 		});
 		current = shape(req);
 		if (req.url === "/relay") relay(req, res);
+		else if (req.url === "/relay-corked") relay(req, res, true);
 		else proxy(req, res);
 	});
 	server.keepAliveTimeout = 60_000;
@@ -154,21 +168,23 @@ async function startBenchServer(pkgDir) {
 export async function cpuPerToken({ pkgDir, runs = 11, tokens = 20_000, log = () => {} }) {
 	const server = await startBenchServer(pkgDir);
 	try {
-		const per = { ours: [], relay: [] };
+		const per = { ours: [], relay: [], corked: [] };
 		const headers = { "x-tokens": String(tokens), "x-user": "u", "x-measure": "1" };
+		const order = [["ours", "/api/stream"], ["relay", "/relay"], ["corked", "/relay-corked"]];
 		for (let i = 0; i < runs + 2; i++) {
-			for (const [name, path] of i % 2 ? [["ours", "/api/stream"], ["relay", "/relay"]] : [["relay", "/relay"], ["ours", "/api/stream"]]) {
+			for (const [name, path] of [...order.slice(i % 3), ...order.slice(0, i % 3)]) {
 				const r = await stream(server.port, path, headers);
 				if (r.status !== 200 || !r.done) throw new Error(`${name}: status ${r.status}, done ${r.done}`);
 				const [us] = await server.stats();
 				if (i >= 2) per[name].push(us / tokens); // two warm-up rounds
 			}
 		}
-		const ours = median(per.ours);
-		const relay = median(per.relay);
-		const ratios = per.ours.map((x, i) => x / per.relay[i]);
-		log(`CPU per token: ours ${fmt(ours, 3)} µs, relay ${fmt(relay, 3)} µs`);
-		return { ours, relay, ratio: median(ratios), oursRange: [Math.min(...per.ours), Math.max(...per.ours)], relayRange: [Math.min(...per.relay), Math.max(...per.relay)] };
+		const range = (xs) => [Math.min(...xs), Math.max(...xs)];
+		const ratio = (base) => median(per.ours.map((x, i) => x / base[i]));
+		const out = { ours: median(per.ours), relay: median(per.relay), corked: median(per.corked), ratio: ratio(per.relay), corkedRatio: ratio(per.corked) };
+		Object.assign(out, { oursRange: range(per.ours), relayRange: range(per.relay), corkedRange: range(per.corked) });
+		log(`CPU per token: ours ${fmt(out.ours, 3)} µs, relay ${fmt(out.relay, 3)} µs, corked relay ${fmt(out.corked, 3)} µs`);
+		return out;
 	} finally {
 		server.stop();
 	}
@@ -265,7 +281,9 @@ export async function serverBench({ pkgDir, runs = 11, tokens = 20_000, streams 
 |---|---:|---:|
 | createProxyHandler through toNodeHandler | ${fmt(cpu.ours, 3)} | ${range(cpu.oursRange)} |
 | pi-ai's stream written to SSE by hand (one write per event) | ${fmt(cpu.relay, 3)} | ${range(cpu.relayRange)} |
+| the same, each macrotask's writes corked into one | ${fmt(cpu.corked, 3)} | ${range(cpu.corkedRange)} |
 | ours / hand-written relay (median of the runs' ratios) | ${fmt(cpu.ratio)}× | |
+| ours / corked relay | ${fmt(cpu.corkedRatio)}× | |
 
 | ${streams} concurrent streams from 127.0.0.1 (200 tokens each, one every 5 ms) | errors | first byte, median ms | p95 | max | all done, ms |
 |---|---:|---:|---:|---:|---:|
