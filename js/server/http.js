@@ -30,6 +30,15 @@ export function jsonResponse(body, headers) {
   });
 }
 
+/** `response` with `headers` added (the CORS headers of an allowed origin on a refusal, so the page can read it). */
+export function withHeaders(response, headers) {
+  const names = Object.keys(headers);
+  if (names.length === 0) return response;
+  const merged = new Headers(response.headers);
+  for (const name of names) merged.set(name, headers[name]);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });
+}
+
 /** The options every endpoint shares, checked at construction: a missing `authorize` is a TypeError. */
 export function endpointOptions(name, options) {
   if (options === null || typeof options !== "object") throw new TypeError(`${name}(options): options must be an object`);

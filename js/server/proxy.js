@@ -3,7 +3,7 @@
 // answer back in the proxy protocol. It keeps no state between requests but the count of each
 // user's open streams, so any number of server processes can serve the same app.
 
-import { HttpError, authorizeRequest, checkSite, endpointOptions, errorResponse, limit, readText, report } from "./http.js";
+import { HttpError, authorizeRequest, checkSite, endpointOptions, errorResponse, limit, readText, report, withHeaders } from "./http.js";
 import { errorLine, proxyLine } from "./proxy-events.js";
 import { parseProxyRequest } from "./proxy-request.js";
 
@@ -64,6 +64,8 @@ function redactor(secrets) {
   };
 }
 
+/** The headers of a provider's auth that carry a credential (the others, such as a beta flag, are not secret). */
+const CREDENTIAL_HEADER = /authorization|api-?key|token|secret|cookie/i;
 const message = (err) => (err instanceof Error ? err.message : String(err));
 // A macrotask: the events a provider delivers together go out in one write.
 const defer = typeof setImmediate === "function" ? setImmediate : (f) => setTimeout(f, 0);
@@ -119,7 +121,9 @@ export function createProxyHandler(options) {
       try {
         const auth = (await collection.getAuth(model))?.auth;
         if (typeof auth?.apiKey === "string") secrets.push(auth.apiKey);
-        for (const v of Object.values(auth?.headers ?? {})) if (typeof v === "string") secrets.push(v, v.replace(/^Bearer\s+/i, ""));
+        for (const [name, v] of Object.entries(auth?.headers ?? {})) {
+          if (typeof v === "string" && CREDENTIAL_HEADER.test(name)) secrets.push(v, v.replace(/^(Bearer|Basic)\s+/i, ""));
+        }
       } catch {
         // The provider will report its auth failure in the stream.
       }
@@ -136,7 +140,7 @@ export function createProxyHandler(options) {
       if (site instanceof Response) return site;
       cors = site;
       const auth = await authorizeRequest(common.authorize, request);
-      if (auth.response) return auth.response;
+      if (auth.response) return withHeaders(auth.response, cors);
       if ((open.get(auth.key) ?? 0) >= streamsPerUser) {
         await request.body?.cancel().catch(() => {});
         return errorResponse(429, `too many concurrent streams (limit ${streamsPerUser} per user)`, undefined, cors);

@@ -4,7 +4,7 @@
 // `/api/sessions/:id`. A user reads and writes only their own sessions: `authorize(request)`
 // names the user, and logs are kept per user.
 
-import { HttpError, authorizeRequest, checkSite, endpointOptions, errorResponse, jsonResponse, limit, readText, report } from "./http.js";
+import { HttpError, authorizeRequest, checkSite, endpointOptions, errorResponse, jsonResponse, limit, readText, report, withHeaders } from "./http.js";
 import { isSessionDatabase, sessionDatabase } from "./database.js";
 
 const NAME = "createStoreHandler";
@@ -97,7 +97,7 @@ export function createStoreHandler(options) {
       if (site instanceof Response) return site;
       cors = site;
       const auth = await authorizeRequest(common.authorize, request);
-      if (auth.response) return auth.response;
+      if (auth.response) return withHeaders(auth.response, cors);
       return await handle(request, auth.key, cors);
     } catch (err) {
       if (err instanceof HttpError) {

@@ -333,4 +333,8 @@ test("CORS for the origins given: preflight, headers on the stream", { timeout: 
 	assert.equal(res.headers["access-control-allow-origin"], "https://app.example");
 	const other = await post(srv.port, body(), { ...AUTH, origin: "https://other.example" });
 	assert.equal(other.status, 403);
+	// A refusal carries the CORS headers too, so the page reads why.
+	const refused = await post(srv.port, body(), { "content-type": "application/json", origin: "https://app.example" });
+	assert.equal(refused.status, 401);
+	assert.equal(refused.headers["access-control-allow-origin"], "https://app.example");
 });

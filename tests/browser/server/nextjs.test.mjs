@@ -1,23 +1,23 @@
 // The README's quick start as written, in a fresh Next.js app (App Router, its default build):
 // app/api/stream/route.js and app/page.js from the README, and the session store route of its
 // "Server" section, with the packed package and pi-ai from the npm registry (the setup of
-// tests/browser/bundlers/nextjs.test.mjs: pinned versions, `next build`, `next start` on
-// 127.0.0.1). Anthropic's API is a local stand-in (fake-anthropic.mjs), reached through the
+// tests/browser/bundlers/nextjs.test.mjs, tests/support/next-app.mjs: pinned versions, `next build`,
+// `next start` on 127.0.0.1). Anthropic's API is a local stand-in (fake-anthropic.mjs), reached through the
 // route's real pi-ai provider. In headless Chromium: the README's page answers a message, and
 // client.mjs's page carries the whole journey (journey.mjs) through the README's routes.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeAnthropic } from "../../support/fake-anthropic.mjs";
+import { NEXT_VERSIONS, installAndBuild } from "../../support/next-app.mjs";
 import { readmeFiles } from "../../support/readme.mjs";
 import { KEY, freePort, journey, launchChromium, packPkg, startProcess } from "./journey.mjs";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
-const VERSIONS = { next: "16.4.6", react: "19.3.1", "react-dom": "19.3.1", "@earendil-works/pi-ai": "1.4.0", "@electric-sql/pglite": "0.5.17" };
+const VERSIONS = { ...NEXT_VERSIONS, "@earendil-works/pi-ai": "1.4.0", "@electric-sql/pglite": "0.5.17" };
 
 const FILES = {
 	"app/layout.js": `export default function RootLayout({ children }) {
@@ -52,13 +52,11 @@ test("Next.js: the README's quick start and the session store route, end to end"
 		writeFileSync(join(app, path), text);
 	}
 	cpSync(join(HERE, "client.mjs"), join(app, "app/client.mjs"));
-	execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: app, stdio: "pipe" });
 
 	const fake = await startFakeAnthropic({ key: KEY });
 	t.after(() => fake.close());
 	const env = { NEXT_TELEMETRY_DISABLED: "1", APP_TOKEN: "token-ada", NEXT_PUBLIC_APP_TOKEN: "token-ada", ANTHROPIC_API_KEY: KEY, PI_TEST_ANTHROPIC_URL: fake.url };
-	const next = join(app, "node_modules/next/dist/bin/next");
-	execFileSync(process.execPath, [next, "build"], { cwd: app, env: { ...process.env, ...env }, stdio: "pipe" });
+	const next = installAndBuild(app, env);
 	const port = await freePort();
 	const server = await startProcess([next, "start", "-p", String(port), "-H", "127.0.0.1"], { cwd: app, env, ready: /Ready in/ });
 	t.after(() => server.close());
