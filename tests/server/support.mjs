@@ -190,7 +190,7 @@ export function sseEvents(text) {
 }
 
 /** Resolves when `check()` is true (polled), or rejects after `ms` naming `what`. */
-export async function waitFor(check, what, ms = 10_000) {
+export async function waitFor(check, what, ms = 60_000) {
 	const deadline = Date.now() + ms;
 	while (!(await check())) {
 		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

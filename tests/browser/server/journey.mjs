@@ -108,7 +108,7 @@ export async function launchChromium() {
 	return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
 }
 
-const waitFor = async (check, what, ms = 30_000) => {
+const waitFor = async (check, what, ms = 120_000) => {
 	const deadline = Date.now() + ms;
 	while (!(await check())) {
 		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -120,7 +120,8 @@ const waitFor = async (check, what, ms = 30_000) => {
 async function browserPage(browser) {
 	const context = await browser.newContext();
 	const page = await context.newPage();
-	page.setDefaultTimeout(30_000);
+	// Waits are for a state; on a loaded machine the first ones (compiling the wasm) can take long.
+	page.setDefaultTimeout(120_000);
 	const problems = [];
 	page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
 	page.on("console", (m) => m.type() === "error" && problems.push(`console.error: ${m.text()}`));
@@ -133,6 +134,10 @@ export async function journey(t, { url, fake, browser, pagePath = "/", session =
 		await page.goto(`${url}${pagePath}?token=token-ada&session=${session}`);
 		await page.waitForFunction(() => document.body.dataset.ready === "1");
 	};
+	// The store's database starts on its first request (PGlite compiles its WebAssembly, seconds on a
+	// loaded machine): one request first, awaited, so that the pages' first waits are for the page alone.
+	const warm = await fetch(`${url}/api/sessions/warm-up`, { headers: { authorization: "Bearer token-ada" } });
+	assert.equal(warm.status, 200, await warm.text());
 	const a = await browserPage(browser);
 	t.after(() => a.context.close());
 	await open(a.page);
