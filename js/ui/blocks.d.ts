@@ -46,11 +46,12 @@ export interface TextBlocksSplitter {
 export declare function createTextBlocks(options?: TextBlocksOptions): TextBlocksSplitter;
 
 /**
- * The CSS a block element gets: `content-visibility` (the browser skips the layout of blocks off
- * screen) and an estimated height until the block is first laid out; `undefined` for "visible".
+ * The CSS a group's element gets: `content-visibility` (the browser skips the style, layout and paint
+ * of groups off screen) and a height estimated from the text until the group is first laid out;
+ * `undefined` for "visible".
  */
-export declare function blockStyle(
-  block: TextBlock,
+export declare function groupStyle(
+  blocks: readonly TextBlock[],
   contentVisibility?: "auto" | "visible",
 ): { contentVisibility: string; containIntrinsicSize: string } | undefined;
 
@@ -59,13 +60,13 @@ export interface MountTextBlocksOptions extends TextBlocksOptions {
   render?: (block: TextBlock, element: HTMLElement) => void;
   /** Makes a block's element (default: a `<div>`); it gets `data-block="<type>"`. */
   element?: (block: TextBlock) => HTMLElement;
-  /** "auto" (default): off-screen blocks are not laid out; "visible": every block is. */
+  /** "auto" (default): groups of blocks off screen are not laid out; "visible": every block is. */
   contentVisibility?: "auto" | "visible";
 }
 
 /**
- * Renders a streaming text into `container` without a framework: one element per block, appended as
- * blocks start; an update renders only the blocks that changed, and a finished block's element is never
+ * Renders a streaming text into `container` without a framework: one element per block (in one
+ * `<div data-block-group>` per 32 blocks), appended as blocks start; an update renders only the blocks that changed, and a finished block's element is never
  * touched again.
  */
 export declare function mountTextBlocks(

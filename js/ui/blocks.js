@@ -262,38 +262,45 @@ export function createTextBlocks(options) {
   };
 }
 
-/** A height for a block not laid out yet (see `content-visibility`): its lines, at 1.5em each. */
-export function estimatedHeight(block) {
+const lineCounts = new WeakMap();
+/** A block's lines, at about 90 characters a line (counted once per block object). */
+function linesOf(block) {
+  let lines = lineCounts.get(block);
+  if (lines !== undefined) return lines;
   const text = block.text;
-  let lines = 1;
+  lines = 0;
   let from = 0;
   for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", nl + 1)) {
     lines += Math.ceil((nl - from) / 90) || 1;
     from = nl + 1;
   }
   lines += Math.ceil((text.length - from) / 90);
-  return `${(lines * 1.5).toFixed(1)}em`;
+  lineCounts.set(block, lines);
+  return lines;
 }
 
 /**
- * The style every block element gets unless `contentVisibility` is "visible": the browser skips the
- * layout and paint of blocks that are off screen (`content-visibility: auto`), with a height estimated
- * from the text until one is first laid out.
+ * The style of a group's element unless `contentVisibility` is "visible": the browser skips the style,
+ * layout and paint of groups off screen (`content-visibility: auto`), with a height estimated from the
+ * text (1.5em a line) until one is first laid out. Applied per group of 32 blocks, not per block, so
+ * that what the browser walks per frame is one element per group.
  */
-export function blockStyle(block, contentVisibility = "auto") {
-  return contentVisibility === "visible"
-    ? undefined
-    : { contentVisibility, containIntrinsicSize: `auto ${estimatedHeight(block)}` };
+export function groupStyle(blocks, contentVisibility = "auto") {
+  if (contentVisibility === "visible") return undefined;
+  let lines = 0;
+  for (const block of blocks) lines += linesOf(block);
+  return { contentVisibility, containIntrinsicSize: `auto ${(Math.max(1, lines) * 1.5).toFixed(1)}em` };
 }
 
 /**
  * Renders a streaming message's text into `container`, without a framework: one element per block
- * (a `<div data-block="<type>">`, or what `options.element` makes), appended as blocks start; each
+ * (a `<div data-block="<type>">`, or what `options.element` makes), in one `<div data-block-group>`
+ * per group of 32 blocks, appended as blocks start; each
  * update renders the blocks that changed (the last one, and any that were finished since) and never
  * touches a finished block's element again. `options.render(block, element)` fills an element (the
  * default sets its `textContent` to the block's text; a markdown renderer would set its content from
  * `block.text`). `options.markdown`: see `createTextBlocks`. `options.contentVisibility`: "auto" (the
- * default: off-screen blocks are not laid out) or "visible".
+ * default: groups off screen are not laid out) or "visible".
  * Returns `{ update(text), destroy() }`.
  */
 export function mountTextBlocks(container, options) {
@@ -302,24 +309,38 @@ export function mountTextBlocks(container, options) {
   const doc = container.ownerDocument;
   const make = options?.element ?? (() => doc.createElement("div"));
   let splitter = createTextBlocks(options);
+  // By key: each block's element and the block object it shows; by group: the group's element and the
+  // group array it was styled for.
   let elements = [];
   let shown = [];
+  let groupElements = [];
+  let styled = [];
   let synced = 0;
   let previous;
+  const clear = () => {
+    for (const element of groupElements) element.remove();
+    elements = [];
+    shown = [];
+    groupElements = [];
+    styled = [];
+    synced = 0;
+  };
   const show = (block) => {
     let element = elements[block.key];
     if (element === undefined) {
+      const g = Math.floor(block.key / GROUP);
+      let group = groupElements[g];
+      if (group === undefined) {
+        group = groupElements[g] = doc.createElement("div");
+        group.dataset.blockGroup = "";
+        container.appendChild(group);
+      }
       element = elements[block.key] = make(block);
-      container.appendChild(element);
+      group.appendChild(element);
     }
     if (shown[block.key] === block) return;
     shown[block.key] = block;
     if (element.dataset.block !== block.type) element.dataset.block = block.type;
-    const style = blockStyle(block, visibility);
-    if (style) {
-      element.style.contentVisibility = style.contentVisibility;
-      element.style.containIntrinsicSize = style.containIntrinsicSize;
-    }
     render(block, element);
   };
   const blockAt = (view, i) => view.groups[Math.floor(i / GROUP)]?.[i % GROUP];
@@ -328,12 +349,7 @@ export function mountTextBlocks(container, options) {
       const view = splitter.update(text);
       if (view === previous) return;
       // A text that did not continue the last one is split again from its start: new elements.
-      if (synced > 0 && blockAt(view, synced - 1) !== shown[synced - 1]) {
-        for (const element of elements) element.remove();
-        elements = [];
-        shown = [];
-        synced = 0;
-      }
+      if (synced > 0 && blockAt(view, synced - 1) !== shown[synced - 1]) clear();
       previous = view;
       const count = view.last === undefined ? view.done : view.done + 1;
       for (let i = synced; i < count; i++) show(blockAt(view, i));
@@ -341,14 +357,24 @@ export function mountTextBlocks(container, options) {
       if (elements.length > count) {
         elements.length = count;
         shown.length = count;
+        const groups = Math.ceil(count / GROUP);
+        for (let g = groups; g < groupElements.length; g++) groupElements[g].remove();
+        groupElements.length = styled.length = groups;
+      }
+      // The style of the groups that changed (the last one, and one just filled).
+      for (let g = Math.floor(synced / GROUP); g < view.groups.length; g++) {
+        if (styled[g] === view.groups[g]) continue;
+        styled[g] = view.groups[g];
+        const style = groupStyle(view.groups[g], visibility);
+        if (style) {
+          groupElements[g].style.contentVisibility = style.contentVisibility;
+          groupElements[g].style.containIntrinsicSize = style.containIntrinsicSize;
+        }
       }
       synced = view.done;
     },
     destroy() {
-      for (const element of elements) element.remove();
-      elements = [];
-      shown = [];
-      synced = 0;
+      clear();
       previous = undefined;
       splitter = createTextBlocks(options);
     },

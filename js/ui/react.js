@@ -3,7 +3,7 @@
 // changes, and finished message objects keep theirs, so memoised rows of
 // finished messages never re-render while a response streams.
 import { createElement, memo, useCallback, useRef, useSyncExternalStore } from "react";
-import { blockStyle, createTextBlocks } from "./blocks.js";
+import { createTextBlocks, groupStyle } from "./blocks.js";
 
 export { createTextBlocks, mountTextBlocks } from "./blocks.js";
 
@@ -32,17 +32,22 @@ export function useTextBlocks(text, options) {
   return ref.current.splitter.update(text);
 }
 
-// A block renders when its object changes: a finished block once. A group renders when a block of it
-// changed: the group of the last block, per update.
-const Block = memo(function Block({ block, render, visibility }) {
-  return createElement("div", { "data-block": block.type, style: blockStyle(block, visibility) }, render ? render(block) : block.text);
+// A block renders when its object changes: a finished block once. A group (one element per 32 blocks)
+// renders when a block of it changed: the group of the last block, per update.
+const Block = memo(function Block({ block, render }) {
+  return createElement("div", { "data-block": block.type }, render ? render(block) : block.text);
 });
 const Group = memo(function Group({ blocks, render, visibility }) {
-  return blocks.map((block) => createElement(Block, { key: block.key, block, render, visibility }));
+  return createElement(
+    "div",
+    { "data-block-group": "", style: groupStyle(blocks, visibility) },
+    blocks.map((block) => createElement(Block, { key: block.key, block, render })),
+  );
 });
 
 /**
- * A streaming text as one `<div data-block="<type>">` per block: an update renders the last block (and
+ * A streaming text as one `<div data-block="<type>">` per block, in one `<div data-block-group>` per 32
+ * blocks (off-screen groups are not laid out: `content-visibility`): an update renders the last block (and
  * a block that was just finished), and a finished block's element is never replaced. `renderBlock`
  * (a stable function: its identity is compared) returns a block's content (default: its text).
  */

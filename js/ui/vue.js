@@ -4,7 +4,7 @@
 // prop never re-render while a response streams. And a streaming text
 // rendered as blocks.
 import { computed, defineComponent, getCurrentScope, h, isRef, onScopeDispose, shallowRef } from "vue";
-import { blockStyle, createTextBlocks } from "./blocks.js";
+import { createTextBlocks, groupStyle } from "./blocks.js";
 
 export { createTextBlocks, mountTextBlocks } from "./blocks.js";
 
@@ -38,21 +38,27 @@ export function useTextBlocks(source, options) {
 // group when one of its blocks changed.
 const Block = defineComponent({
   name: "TextBlock",
-  props: { block: { type: Object, required: true }, render: Function, visibility: String },
+  props: { block: { type: Object, required: true }, render: Function },
   setup(props) {
-    return () => h("div", { "data-block": props.block.type, style: blockStyle(props.block, props.visibility) }, props.render ? props.render(props.block) : props.block.text);
+    return () => h("div", { "data-block": props.block.type }, props.render ? props.render(props.block) : props.block.text);
   },
 });
 const Group = defineComponent({
   name: "TextBlockGroup",
   props: { blocks: { type: Array, required: true }, render: Function, visibility: String },
   setup(props) {
-    return () => props.blocks.map((block) => h(Block, { key: block.key, block, render: props.render, visibility: props.visibility }));
+    return () =>
+      h(
+        "div",
+        { "data-block-group": "", style: groupStyle(props.blocks, props.visibility) },
+        props.blocks.map((block) => h(Block, { key: block.key, block, render: props.render })),
+      );
   },
 });
 
 /**
- * A streaming text as one `<div data-block="<type>">` per block: an update renders only the last block
+ * A streaming text as one `<div data-block="<type>">` per block, in one `<div data-block-group>` per 32
+ * blocks (off-screen groups are not laid out: `content-visibility`): an update renders only the last block
  * (and one just finished); a finished block's element is never replaced. `renderBlock(block)` returns a
  * block's content (default: its text).
  */

@@ -5,12 +5,11 @@ import { textOf, ui } from "../harness.js";
 import { Row, mountReact } from "./transcript.jsx";
 
 function Transcript({ messages, streamingMessage, blocks }) {
-  return (
-    <div>
-      {messages.map((m, i) => (m.role === "system" ? null : <Row key={i} role={m.role} text={textOf(m)} blocks={blocks} />))}
-      {streamingMessage ? <Row key={messages.length} role="assistant" text={textOf(streamingMessage)} streaming blocks={blocks} /> : null}
-    </div>
-  );
+  // One array, so that the streaming answer's row (key: its future position) is the row of its finished
+  // message: the same component, and the same DOM.
+  const rows = messages.map((m, i) => (m.role === "system" ? null : <Row key={i} role={m.role} text={textOf(m)} blocks={blocks} />));
+  if (streamingMessage) rows.push(<Row key={messages.length} role="assistant" text={textOf(streamingMessage)} streaming blocks={blocks} />);
+  return <div>{rows}</div>;
 }
 
 /**
