@@ -112,3 +112,19 @@ test("React, Svelte, Vue and the DOM renderer: exact text, finished blocks rende
 		for (const c of cleanups.reverse()) await c();
 	}
 });
+
+test("the README's splitter example", async () => {
+	const { createTextBlocks } = await import(pathToFileURL(join(PKG_DIR, "ui/blocks.js")));
+	// --- the README's example ---
+	const splitter = createTextBlocks();
+	let view = splitter.update("# Title\n\nFirst paragraph.\n\nSecond\n");
+	assert.equal(view.done, 2);
+	assert.equal(view.last.text, "Second\n");
+	const [title] = view.groups[0];
+	assert.deepEqual({ ...title }, { key: 0, type: "heading", text: "# Title\n\n" });
+	view = splitter.update("# Title\n\nFirst paragraph.\n\nSecond\nparagraph.\n\n```js\nconst x = 1;\n");
+	assert.equal(view.groups[0][0], title);
+	assert.equal(view.last.type, "code");
+	assert.equal(view.last.lang, "js");
+	assert.equal(view.groups.flat().map((b) => b.text).join(""), view.text);
+});
