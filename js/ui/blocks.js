@@ -92,25 +92,23 @@ function isListItem(text, i, end) {
   return d === SPACE || d === TAB || d === CR;
 }
 
-/** The type (and a code fence's language) of a block whose first line starts at `i`. */
-function classify(text, i, end, markdown) {
+/** The type of a block's text (and a code fence's language), from its first line. */
+function classify(text, markdown) {
   if (!markdown) return ["paragraph", undefined];
-  const lineEnd = (() => {
-    const nl = text.indexOf("\n", i);
-    return nl < 0 || nl > end ? end : nl;
-  })();
-  if (indentOf(text, i, lineEnd) >= 4) return ["code", ""];
-  const p = firstNonSpace(text, i, lineEnd);
-  const marker = fenceOf(text, p, lineEnd);
-  if (marker) return ["code", text.slice(p + marker.length, lineEnd).trim().split(/\s/)[0]];
-  if (isHeading(text, p, lineEnd)) return ["heading", undefined];
-  if (isListItem(text, p, lineEnd)) return ["list", undefined];
+  const nl = text.indexOf("\n");
+  const end = nl < 0 ? text.length : nl;
+  if (indentOf(text, 0, end) >= 4) return ["code", ""];
+  const p = firstNonSpace(text, 0, end);
+  const marker = fenceOf(text, p, end);
+  if (marker) return ["code", text.slice(p + marker.length, end).trim().split(/\s/)[0]];
+  if (isHeading(text, p, end)) return ["heading", undefined];
+  if (isListItem(text, p, end)) return ["list", undefined];
   if (text[p] === ">") return ["quote", undefined];
   return ["paragraph", undefined];
 }
 
 function makeBlock(key, text, markdown) {
-  const [type, lang] = classify(text, 0, text.length, markdown);
+  const [type, lang] = classify(text, markdown);
   const block = { key, type, text };
   if (lang !== undefined) block.lang = lang;
   return Object.freeze(block);

@@ -5,11 +5,12 @@
 // `new URL(…, import.meta.url)`, as Vite and webpack emit it). The frameworks and the AI SDK come from this
 // directory's prefix (installed with `npm ci --prefix tests/bench/ui` when missing).
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 import { entryFile } from "../../support/package-entry.mjs";
+import { sveltePlugin } from "../../support/esbuild-svelte.mjs";
 
 export const here = dirname(fileURLToPath(import.meta.url));
 const APP = join(here, "app");
@@ -39,23 +40,12 @@ export function ensureDependencies() {
 export async function buildSetups(pkgDir, outDir, setups = Object.keys(SETUPS), { minify = true } = {}) {
   ensureDependencies();
   mkdirSync(outDir, { recursive: true });
-  const { compile } = await import(join(here, "node_modules/svelte/src/compiler/index.js"));
   const pkgPlugin = {
     name: "pi-agent-wasm",
     setup(b) {
       // The package's browser entry (what Vite and webpack resolve), bundled; its .wasm is copied beside.
       b.onResolve({ filter: /^pi-agent-wasm$/ }, () => ({ path: join(pkgDir, "index.js") }));
       b.onResolve({ filter: /^pi-agent-wasm\// }, (args) => ({ path: entryFile(pkgDir, args.path) }));
-    },
-  };
-  const sveltePlugin = {
-    name: "svelte",
-    setup(b) {
-      b.onLoad({ filter: /\.svelte$/ }, (args) => {
-        const source = readFileSync(args.path, "utf8");
-        const { js, warnings } = compile(source, { filename: args.path, generate: "client", runes: true, dev: false });
-        return { contents: js.code, loader: "js", resolveDir: dirname(args.path), warnings: warnings.map((w) => ({ text: w.message })) };
-      });
     },
   };
   const entryPoints = Object.fromEntries(setups.map((id) => [id, join(APP, SETUPS[id])]));
@@ -74,7 +64,7 @@ export async function buildSetups(pkgDir, outDir, setups = Object.keys(SETUPS), 
     // React, Svelte and the AI SDK from this prefix; the reference from the repository's devDependencies.
     nodePaths: [join(here, "node_modules"), join(ROOT, "node_modules")],
     define: { "process.env.NODE_ENV": '"production"' },
-    plugins: [pkgPlugin, sveltePlugin],
+    plugins: [pkgPlugin, await sveltePlugin(join(here, "node_modules"))],
     logLevel: "error",
   });
   copyFileSync(join(pkgDir, "pi_agent_wasm_bg.wasm"), join(outDir, "pi_agent_wasm_bg.wasm"));

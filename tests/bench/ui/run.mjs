@@ -16,12 +16,12 @@
 // the main thread's CPU time and its parts from the trace (trace.mjs), long tasks, the longest gap between
 // two animation frames, renders of the streaming row, the JS heap's peak. Reports numbers; asserts only
 // that every setup showed the whole answer.
-import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
+import { startServerProcess } from "../setup.mjs";
 import { SETUPS, buildSetups, here } from "./build.mjs";
 import { analyse, endTrace, startTrace } from "./trace.mjs";
 import { WORKLOADS, workloadDeltas } from "./workloads.mjs";
@@ -49,20 +49,6 @@ const fnv = (text) => {
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return h >>> 0;
 };
-
-async function startServer(mounts) {
-  const child = spawn(process.execPath, [join(here, "server.mjs"), JSON.stringify(mounts)], { stdio: ["pipe", "pipe", "inherit"] });
-  const port = await new Promise((resolvePort, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      const m = /READY (\d+)/.exec(out);
-      if (m) resolvePort(Number(m[1]));
-    });
-    child.on("exit", (code) => reject(new Error(`UI bench server exited (${code})`)));
-  });
-  return { base: `http://127.0.0.1:${port}`, close: () => (child.stdin.end(), child.kill("SIGTERM")) };
-}
 
 /** One measured answer of `setup`; returns the trace's figures and the page's counters. */
 async function measure(browser, base, setup, workload, mode) {
@@ -135,7 +121,7 @@ export async function uiBench({ pkgDir = resolve(here, "../../../pkg"), runs = 5
   const outDir = join(here, "../../../test-output/bench/ui");
   mkdirSync(outDir, { recursive: true });
   await buildSetups(pkgDir, join(outDir, "build"), setups);
-  const server = await startServer({ "/app/": join(here, "app"), "/build/": join(outDir, "build") });
+  const server = await startServerProcess(join(here, "server.mjs"), [JSON.stringify({ "/app/": join(here, "app"), "/build/": join(outDir, "build") })]);
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   const load = [loadavg()[0]];
   const cells = [];

@@ -4,10 +4,11 @@
 // devDependency). pkg/index.js stays a separate module served from /pkg/ so its .wasm loads next to it;
 // the optional entries (pi-agent-wasm/react, …) are bundled from the package under test.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { entryFile } from "../../support/package-entry.mjs";
+import { sveltePlugin } from "../../support/esbuild-svelte.mjs";
 
 const HERE = fileURLToPath(new URL("./", import.meta.url));
 const REPO = join(HERE, "../../..");
@@ -21,22 +22,11 @@ export function ensureFrameworks() {
 export async function bundlePages(entryPoints, outDir, pkgDir) {
 	ensureFrameworks();
 	const { build } = await import("esbuild");
-	const { compile } = await import(join(HERE, "node_modules/svelte/src/compiler/index.js"));
 	const pkgPlugin = {
 		name: "pi-agent-wasm",
 		setup(b) {
 			b.onResolve({ filter: /^pi-agent-wasm$/ }, () => ({ path: "/pkg/index.js", external: true }));
 			b.onResolve({ filter: /^pi-agent-wasm\/(react|svelte|vue|blocks)$/ }, (args) => ({ path: entryFile(pkgDir, args.path) }));
-		},
-	};
-	const sveltePlugin = {
-		name: "svelte",
-		setup(b) {
-			b.onLoad({ filter: /\.svelte$/ }, (args) => {
-				const source = readFileSync(args.path, "utf8");
-				const { js, warnings } = compile(source, { filename: args.path, generate: "client", runes: true, dev: false });
-				return { contents: js.code, loader: "js", resolveDir: dirname(args.path), warnings: warnings.map((w) => ({ text: w.message })) };
-			});
 		},
 	};
 	await build({
@@ -57,7 +47,7 @@ export async function bundlePages(entryPoints, outDir, pkgDir) {
 			__VUE_PROD_DEVTOOLS__: "false",
 			__VUE_PROD_HYDRATION_MISMATCH_DETAILS__: "false",
 		},
-		plugins: [pkgPlugin, sveltePlugin],
+		plugins: [pkgPlugin, await sveltePlugin(join(HERE, "node_modules"))],
 		logLevel: "silent",
 	});
 }
