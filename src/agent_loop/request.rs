@@ -1,5 +1,6 @@
 //! One provider request (the reference's `streamAssistantResponse`): build the
-//! LLM context, call the stream function, and forward its events as
+//! LLM context (every tool call answered at once by its result, whatever the
+//! transcript holds: pairing.js), call the stream function, and forward its events as
 //! `message_*` events while keeping the streaming message as the last
 //! transcript entry. Update events are forwarded by `stream.js` without
 //! entering wasm; this module decides at `start`, at the end, and at an abort
@@ -60,6 +61,7 @@ extern "C" {
     fn llm_context(messages: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = llmView, catch)]
     fn llm_view(messages: &Array) -> Result<JsValue, JsValue>;
+
     /// The stream function's options: `apiKey` (the hook's, else the
     /// config's), the merged `identity`, the `signal`.
     #[wasm_bindgen(js_name = requestOptions, catch)]
@@ -68,6 +70,13 @@ extern "C" {
         api_key: &JsValue,
         signal: &JsValue,
     ) -> Result<JsValue, JsValue>;
+}
+
+#[wasm_bindgen(module = "/src/agent_loop/pairing.js")]
+extern "C" {
+    /// `convertToLlm`'s messages with every tool call answered at once by its result.
+    #[wasm_bindgen(js_name = pairedMessages)]
+    fn paired_messages(messages: &JsValue) -> JsValue;
 }
 
 pub async fn stream_assistant_response(
@@ -87,7 +96,10 @@ pub async fn stream_assistant_response(
             messages =
                 call::call_until_abort(f, &config, &[&messages, &run.signal], &run.signal).await?;
         }
-        call::call_until_abort(&hooks.convert_to_llm, &config, &[&messages], &run.signal).await?
+        let converted =
+            call::call_until_abort(&hooks.convert_to_llm, &config, &[&messages], &run.signal)
+                .await?;
+        paired_messages(&converted)
     };
     let llm_context = llm_context(&llm_messages);
 
