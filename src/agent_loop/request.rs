@@ -33,6 +33,9 @@ extern "C" {
     /// The streaming message: the last `partial` read.
     #[wasm_bindgen(method, getter)]
     fn partial(this: &StreamReader) -> JsValue;
+    /// The `message_start` event, its copy of the message taken as `start` was read.
+    #[wasm_bindgen(method, getter = startEvent)]
+    fn start_event(this: &StreamReader) -> JsValue;
     /// Stops reading; returns the listener promise still to await, if any.
     #[wasm_bindgen(method)]
     fn stop(this: &StreamReader) -> JsValue;
@@ -141,9 +144,8 @@ pub async fn stream_assistant_response(
             let message = read_until_abort(pending, &run.signal).await?;
             break (!(message.is_undefined() && run.aborted())).then_some(message);
         }
-        let p = reader.partial();
-        target.push(&p);
-        run.emit(events::ev_message_start_copy(&p)?).await?;
+        target.push(&reader.partial());
+        run.emit(reader.start_event()).await?;
         started = true;
     };
     let message = match settled {
