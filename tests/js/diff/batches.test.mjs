@@ -268,7 +268,32 @@ scenario(
 	{ check: (t) => assert.equal(t.events.filter((e) => e.type === "message_end" && e.message.role === "toolResult").length, 2) },
 );
 
-// The three scenarios above compare up to the aborted batch's turn_end: 1.4.0 then sends one more
+scenario(
+	"parallel: a tool that cleans up on the abort (rejects 30 ms later, as a killed process exits) keeps its own error result",
+	async (impl) => {
+		const tr = new Trace();
+		tr.stopAfter("turn_end");
+		const ac = new AbortController();
+		const t1 = makeTool(tr, "t", {
+			execute: (id, params, signal) =>
+				new Promise((resolve, reject) => {
+					if (id === "c1") setTimeout(() => ac.abort(), 1);
+					signal.addEventListener("abort", () => setTimeout(() => reject(new Error(`Command aborted (${id})`)), 30), { once: true });
+				}),
+		});
+		const streamFn = scripted(impl, [{ content: [call("c1", "t"), call("c2", "t")] }, { content: [text("never")] }], { tr });
+		await runLoop(impl, { tr, prompts: [user("go")], context: { messages: [], tools: [t1] }, signal: ac.signal, config: baseConfig(tr), streamFn });
+		return tr.result({ calls: streamFn.calls.slice(0, 1) });
+	},
+	{
+		check(t) {
+			const ends = t.events.filter((e) => e.type === "tool_execution_end");
+			assert.deepEqual(ends.map((e) => e.result.content[0].text).sort(), ["Command aborted (c1)", "Command aborted (c2)"]);
+		},
+	},
+);
+
+// The four scenarios above compare up to the aborted batch's turn_end: 1.4.0 then sends one more
 // request with the aborted signal, and ours ends the run (upstream.test.mjs).
 
 // ---------------------------------------------------------------------------------------------------- runToolCall
