@@ -151,7 +151,12 @@ export async function conversation(install, { script, steps, setup }) {
 		const runs = [];
 		for (const step of steps) {
 			const run = await runCli(install, home, typeof step.args === "function" ? step.args(home) : step.args, step);
-			runs.push({ code: run.code, stdout: run.records.length ? run.records : run.stdout, stderr: run.stderr });
+			// RPC command responses come when each command's asynchronous handling ends, so where one
+			// falls among the session events is scheduling: they are compared apart, in order of id.
+			const records = [...run.records];
+			const responses = records.filter((r) => r.type === "response").sort((a, b) => String(a.id).localeCompare(String(b.id)));
+			const stdout = records.length ? { events: records.filter((r) => r.type !== "response"), responses } : run.stdout;
+			runs.push({ code: run.code, stdout, stderr: run.stderr });
 		}
 		const sessions = filesUnder(join(home.agentDir, "sessions"));
 		const result = {
