@@ -1,0 +1,405 @@
+// The recorder: wraps an agent's stream function, tools, `beforeToolCall` and input methods, and
+// writes what each did, and in which order the agent saw it all, into a replay log (log.js).
+import { RUN_TOOL_CALL } from "../../src/agent/state.js";
+import { finalResult } from "../../src/js/glue.js";
+import { REPLAY_LOG_VERSION, clone, errorText } from "./log.js";
+import { contextHashes, hashMessage, modelKey } from "./divergence.js";
+import { Tap, isThenable, recordEvent, startsBlock } from "./stream.js";
+
+/** A copy JSON can hold, or `undefined` when the value cannot be written as JSON. */
+const safeClone = (v) => {
+  try {
+    return clone(v);
+  } catch {
+    return undefined;
+  }
+};
+const isObject = (v) => v !== null && typeof v === "object";
+
+/** What a log keeps of a tool: everything but `execute`. */
+export function declaration(tool) {
+  const d = { name: tool.name };
+  for (const key of ["label", "description", "executionMode", "replay"]) if (typeof tool[key] === "string") d[key] = tool[key];
+  if (isObject(tool.parameters)) d.parameters = safeClone(tool.parameters);
+  if (tool.constrainedSampling !== undefined) d.constrainedSampling = safeClone(tool.constrainedSampling);
+  return d;
+}
+
+const QUEUES = ["steer", "followUp"];
+const OPS = ["prompt", "continue", "steer", "followUp", "abort", "clearSteeringQueue", "clearFollowUpQueue", "clearAllQueues", "reset"];
+const BUSY = "Agent is already processing";
+
+/**
+ * A recorder. `attach(agent)` records everything an agent does; `streamFn(fn)` and `tools(list)`
+ * wrap the parts by hand. `log()` is the log so far, `export()` its JSON text.
+ */
+export function createRecorder({ now = () => Date.now() } = {}) {
+  const t0 = now();
+  const dt = () => now() - t0;
+  const requests = [];
+  const calls = [];
+  const decisions = [];
+  const inputs = [];
+  const steps = [];
+  let declared = [];
+  let initial;
+  let agentInfo;
+  let running = false;
+  /** A request the loop stopped reading, until the agent ends it. */
+  let cutRequest;
+
+  /** The loop read one more item of request `r`'s stream (consecutive reads share one step). */
+  const read = (r) => {
+    const last = steps[steps.length - 1];
+    if (last !== undefined && last[0] === "e" && last[1] === r) last[2]++;
+    else steps.push(["e", r, 1]);
+  };
+
+  function streamFn(inner) {
+    return function recordedStreamFn(model, context, options) {
+      const r = requests.length;
+      const messages = Array.isArray(context?.messages) ? context.messages : [];
+      const { h, from } = contextHashes(messages, requests[r - 1]?.h);
+      const q = { t: dt(), model: modelKey(model), h, from, added: safeClone(messages.slice(from)) ?? [], events: [] };
+      requests.push(q);
+      steps.push(["s", r]);
+      let out;
+      try {
+        out = inner(model, context, options);
+      } catch (err) {
+        q.rejected = errorText(err);
+        throw err;
+      }
+      if (!isThenable(out)) return tap(q, r, out);
+      q.async = true;
+      return Promise.resolve(out).then(
+        (source) => {
+          q.o = dt() - q.t;
+          steps.push(["o", r]);
+          return tap(q, r, source);
+        },
+        (err) => {
+          q.o = dt() - q.t;
+          q.rejected = errorText(err);
+          steps.push(["o", r]);
+          throw err;
+        },
+      );
+    };
+  }
+
+  /**
+   * The stream the loop reads instead of `source`: the same iterator results, taken from `source`
+   * only when the loop asks (so a stream that builds its events lazily runs at the loop's pace),
+   * each written down as the loop takes it.
+   */
+  function tap(q, r, source) {
+    const make = source?.[Symbol.asyncIterator];
+    if (typeof make !== "function") {
+      q.notStream = true;
+      return source;
+    }
+    let terminal;
+    let partial;
+    const took = (item) => {
+      if (item.done) q.ended = true;
+      else if (item.thrown) q.thrown = errorText(item.error);
+      else {
+        const event = item.value;
+        const entry = [dt() - q.t, recordEvent(event)];
+        q.events.push(entry);
+        if (isObject(event)) {
+          if ("partial" in event) partial = event.partial;
+          if (startsBlock(event.type)) {
+            const block = partial?.content?.[event.contentIndex];
+            if (isObject(block)) entry.push(safeClone(block) ?? {});
+          }
+          if (event.type === "done") terminal = event.message;
+          else if (event.type === "error") terminal = event.error;
+        }
+      }
+      read(r);
+    };
+    return new Tap(make, source, took, () => {
+      // The loop gave up on a stream that ignored the abort: its message is the partial as it stands now.
+      q.cut = isObject(partial) ? { partial: safeClone(partial) } : {};
+      steps.push(["x", r]);
+      // The loop reads the partial a little later (after a listener it awaits), and a stream that
+      // ignores the abort may have changed it meanwhile: the message the agent ends the request
+      // with tells (an attached recorder sees it).
+      cutRequest = q;
+    }, () => {
+      const result = finalResult(source);
+      Promise.resolve(result).then(
+        (message) => {
+          if (message !== terminal && isObject(message) && typeof message.role === "string") q.final = safeClone(message);
+        },
+        (err) => void (q.finalError = errorText(err)),
+      );
+      return result;
+    });
+  }
+
+  const wrapped = new WeakMap();
+  function recordTool(tool) {
+    if (!isObject(tool) || typeof tool.execute !== "function") return tool;
+    const known = wrapped.get(tool);
+    if (known) return known;
+    const execute = tool.execute;
+    const out = {
+      ...tool,
+      execute(toolCallId, params, signal, onUpdate) {
+        const k = calls.length;
+        const c = { id: String(toolCallId), name: String(tool.name), args: safeClone(params), t: dt(), updates: [] };
+        calls.push(c);
+        steps.push(["c", k]);
+        const update = typeof onUpdate === "function"
+          ? (partial) => {
+            c.updates.push([dt() - c.t, safeClone(partial) ?? null]);
+            steps.push(["u", k]);
+            return onUpdate(partial);
+          }
+          : onUpdate;
+        return settled(c, k, "r", () => execute.call(this, toolCallId, params, signal, update), (v) => {
+          if (v !== undefined) c.result = safeClone(v) ?? null;
+        });
+      },
+    };
+    wrapped.set(tool, out);
+    wrapped.set(out, out);
+    return out;
+  }
+  const tools = (list) => (Array.isArray(list) ? list.map(recordTool) : list);
+
+  /** Runs `f`, records how it settled (at once or later) and returns what it returned, as it returned it. */
+  function settled(entry, k, code, f, keep) {
+    const settle = (ok, v) => {
+      entry.ms = dt() - entry.t;
+      entry.ok = ok;
+      if (ok) keep(v);
+      else entry.error = errorText(v);
+      steps.push([code, k]);
+    };
+    let out;
+    try {
+      out = f();
+    } catch (err) {
+      settle(false, err);
+      throw err;
+    }
+    if (!isThenable(out)) {
+      settle(true, out);
+      return out;
+    }
+    entry.async = true;
+    return Promise.resolve(out).then(
+      (v) => (settle(true, v), v),
+      (err) => {
+        settle(false, err);
+        throw err;
+      },
+    );
+  }
+
+  const hooks = new WeakMap();
+  function recordDecisions(hook) {
+    if (typeof hook !== "function") return hook;
+    if (hooks.has(hook)) return hooks.get(hook);
+    const out = function recordedBeforeToolCall(context, signal) {
+      const k = decisions.length;
+      const d = { id: String(context?.toolCall?.id), t: dt() };
+      decisions.push(d);
+      steps.push(["b", k]);
+      return settled(d, k, "d", () => hook.call(this, context, signal), (v) => {
+        if (v !== undefined) d.r = isObject(v) ? safeClone(v) ?? null : null;
+      });
+    };
+    hooks.set(hook, out);
+    return out;
+  }
+
+  // ---- an agent ------------------------------------------------------------------------------
+  let agent;
+  let known = [];
+  let knownModel;
+  let knownLevel;
+  let runFirstRequest = 0;
+  let lastRunInput = -1;
+  let runInput = -1;
+  /** Queued messages not delivered yet, by identity: the inputs that queued them, oldest first. */
+  const queued = new Map();
+
+  function input(op, fields) {
+    const n = inputs.length;
+    inputs.push({ t: dt(), op, ...fields });
+    steps.push(["i", n]);
+    return n;
+  }
+
+  /** What the app changed while the agent was idle (its transcript, model), as inputs before the next one. */
+  function idleChanges() {
+    if (running || !agent) return;
+    const state = agent.state;
+    const messages = state.messages;
+    let keep = 0;
+    while (keep < messages.length && keep < known.length && (messages[keep] === known[keep] || hashMessage(messages[keep]) === hashMessage(known[keep]))) keep++;
+    if (keep < messages.length || keep < known.length) input("messages", { keep, add: safeClone(messages.slice(keep)) ?? [] });
+    known = messages.slice();
+    if ((state.model !== knownModel && JSON.stringify(state.model) !== JSON.stringify(knownModel)) || state.thinkingLevel !== knownLevel) {
+      input("model", { model: safeClone(state.model), thinkingLevel: state.thinkingLevel });
+    }
+    knownModel = state.model;
+    knownLevel = state.thinkingLevel;
+  }
+
+  /**
+   * A queued message the agent just delivered. The loop takes its queues at points no event
+   * marks (a poll between two events), so where the message was queued says little; where it
+   * was delivered says all: playback queues it during the last request before that delivery
+   * (no poll of the queue lies between the two), or just before the input that started the run.
+   */
+  function delivered(message) {
+    const waiting = queued.get(message);
+    if (!waiting) return;
+    const n = waiting.shift();
+    if (waiting.length === 0) queued.delete(message);
+    let at = -1;
+    for (let i = steps.length - 1; i >= 0 && at < 0; i--) {
+      const s = steps[i];
+      if (s[0] === "s" && s[1] >= runFirstRequest) at = i + 1;
+      else if (s[0] === "i" && s[1] === runInput) at = i;
+    }
+    const from = steps.findLastIndex((s) => s[0] === "i" && s[1] === n);
+    if (at <= from + 1) return;
+    const [step] = steps.splice(from, 1);
+    at--;
+    while (at < steps.length && steps[at][0] === "i" && QUEUES.includes(inputs[steps[at][1]].op)) at++;
+    steps.splice(at, 0, step);
+  }
+
+  function listener(event) {
+    const type = event?.type;
+    if (typeof type !== "string" || type === "message_update" || type === "tool_execution_update") return;
+    const id = type === "message_start" || type === "message_end" ? event.message?.role : event.toolCallId;
+    steps.push(typeof id === "string" ? ["a", type, id] : ["a", type]);
+    if (type === "message_end" && cutRequest !== undefined && id === "assistant") {
+      cutRequest.cut.partial = safeClone(event.message) ?? cutRequest.cut.partial;
+      cutRequest = undefined;
+    }
+    if (type === "agent_start") {
+      running = true;
+      runFirstRequest = requests.length;
+      runInput = lastRunInput;
+    } else if (type === "message_start") delivered(event.message);
+    else if (type === "agent_end") {
+      running = false;
+      known = agent.state.messages.slice();
+      knownModel = agent.state.model;
+      knownLevel = agent.state.thinkingLevel;
+    }
+  }
+
+  /** Own accessors over `key` of `target`: reads give the app's value, writes store `wrap(value)` where the agent reads it. */
+  function intercept(target, key, wrap, onSet) {
+    let proto = Object.getPrototypeOf(target);
+    let d = Object.getOwnPropertyDescriptor(target, key);
+    while (!d && proto) {
+      d = Object.getOwnPropertyDescriptor(proto, key);
+      proto = Object.getPrototypeOf(proto);
+    }
+    if (!d?.set) {
+      target[key] = wrap(target[key]);
+      return;
+    }
+    let own = d.get.call(target);
+    d.set.call(target, wrap(own));
+    Object.defineProperty(target, key, {
+      configurable: true,
+      enumerable: d.enumerable,
+      get: () => (key === "tools" ? d.get.call(target) : own),
+      set(value) {
+        own = value;
+        d.set.call(target, wrap(value));
+        onSet?.(value);
+      },
+    });
+  }
+
+  /** Records `agent`'s requests, tools, approval decisions and inputs (prompt, steer, followUp, abort, continue …). */
+  function attach(target) {
+    if (agent) throw new Error("pi-agent-wasm/replay: a recorder records one agent");
+    agent = target;
+    const state = agent.state;
+    agentInfo = {
+      model: safeClone(state.model),
+      thinkingLevel: state.thinkingLevel,
+      steeringMode: agent.steeringMode,
+      followUpMode: agent.followUpMode,
+      toolExecution: agent.toolExecution,
+    };
+    for (const key of Object.keys(agentInfo)) if (agentInfo[key] === undefined) delete agentInfo[key];
+    known = state.messages.slice();
+    initial = safeClone(known) ?? [];
+    knownModel = state.model;
+    knownLevel = state.thinkingLevel;
+    declared = (state.tools ?? []).map(declaration);
+    intercept(agent, "streamFunction", (f) => (typeof f === "function" ? streamFn(f) : f));
+    intercept(agent, "beforeToolCall", recordDecisions);
+    intercept(state, "tools", tools, (list) => {
+      if (Array.isArray(list)) input("tools", { tools: list.map(declaration) });
+    });
+    agent.subscribe(listener, { deltas: false });
+    for (const op of OPS) {
+      const original = agent[op];
+      if (typeof original !== "function") continue;
+      agent[op] = function (...args) {
+        idleChanges();
+        const fields = {};
+        if (op === "prompt") {
+          if (typeof args[0] === "string") {
+            fields.text = args[0];
+            if (args[1] !== undefined) fields.images = safeClone(args[1]);
+          } else fields.m = safeClone(args[0]);
+        } else if (QUEUES.includes(op)) fields.m = safeClone(args[0]);
+        const n = input(op, fields);
+        if (op === "prompt" || op === "continue") lastRunInput = n;
+        if (QUEUES.includes(op) && isObject(args[0])) {
+          if (!queued.has(args[0])) queued.set(args[0], []);
+          queued.get(args[0]).push(n);
+        }
+        const out = original.apply(agent, args);
+        // The baseline `reset()` leaves is the agent's own doing, not an edit of the app's.
+        if (op === "reset") known = agent.state.messages.slice();
+        if ((op === "prompt" || op === "continue") && isThenable(out)) {
+          // An input refused because a run was going on changed nothing: playback skips it.
+          out.then(undefined, (err) => {
+            if (errorText(err).startsWith(BUSY)) inputs[n].busy = true;
+          });
+        }
+        return out;
+      };
+    }
+    const runToolCall = agent[RUN_TOOL_CALL];
+    if (typeof runToolCall === "function") {
+      // A session's `resume()` runs restored tool calls through this seam, outside any run.
+      agent[RUN_TOOL_CALL] = function (toolCall, assistantMessage, signal) {
+        idleChanges();
+        const a = agent.state.messages.indexOf(assistantMessage);
+        input("runToolCall", a >= 0 ? { toolCall: safeClone(toolCall), a } : { toolCall: safeClone(toolCall), m: safeClone(assistantMessage) });
+        return runToolCall.call(this, toolCall, assistantMessage, signal);
+      };
+    }
+    return agent;
+  }
+
+  const log = () => {
+    const out = { pi: "replay", v: REPLAY_LOG_VERSION };
+    if (agentInfo) out.agent = agentInfo;
+    if (running) out.running = true;
+    out.tools = declared;
+    if (initial !== undefined) out.initial = initial;
+    Object.assign(out, { requests, calls, decisions, inputs, steps });
+    return clone(out);
+  };
+  return { streamFn, tools, attach, log, export: () => JSON.stringify(log()) };
+}
