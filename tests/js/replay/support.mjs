@@ -11,7 +11,7 @@ if (!existsSync(new URL("replay/index.js", PKG))) throw new Error("pkg/ has no r
 export const core = await import(new URL("index.js", PKG));
 export const replayEntry = await import(new URL("replay/index.js", PKG));
 export const { Agent, createAssistantMessageEventStream } = core;
-export const { createRecorder, createReplay, readReplayLog, ReplayDivergenceError, ReplayLogError } = replayEntry;
+export const { createRecorder, createReplay, readReplayLog, REPLAY_LOG_VERSION, ReplayDivergenceError, ReplayLogError } = replayEntry;
 
 export const MODEL = { id: "m", name: "M", api: "test", provider: "test", baseUrl: "", reasoning: false, input: ["text"],
   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };
