@@ -419,3 +419,88 @@ export function readReplayLog(log) {
   steps(value.steps, value);
   return value;
 }
+
+// ---- writing a log -------------------------------------------------------------------------------
+
+/**
+ * A log being written, changed only by `apply(op)`: a recorder next to the agent's loop writes it
+ * through operations, and a recorder on the main thread holds a copy by applying the same
+ * operations (a WorkerAgent's loop runs in its worker). Operations:
+ *   ["agent", info, initial, tools]     the agent's settings, transcript and tools when attached
+ *   ["running", bool]                   a run started or ended
+ *   ["q", request]  ["qs", r, key, v]  ["ev", r, entry]               a request, a field of it, a stream item read
+ *   ["c", call]     ["cs", k, key, v]  ["cu", k, update]              a tool call, a field, an update
+ *   ["d", decision] ["ds", k, key, v]                                 a decision, a field
+ *   ["i", input]    ["is", n, key, v]                                 an input, a field
+ *   ["st", step]    ["rd", r]          ["mv", from, to]               a step, one more read of request r, a step moved
+ */
+export function createLogStore(from) {
+  const log = { pi: "replay", v: REPLAY_LOG_VERSION, tools: [], requests: [], calls: [], decisions: [], inputs: [], steps: [] };
+  let running = false;
+  // A log written on from where another writer left it (a fresh worker goes on with the log).
+  if (from !== undefined) {
+    const copy = clone(from);
+    for (const key of ["requests", "calls", "decisions", "inputs", "steps"]) log[key].push(...copy[key]);
+    for (const key of ["agent", "initial", "tools"]) if (copy[key] !== undefined) log[key] = copy[key];
+    running = copy.running === true;
+  }
+  const lists = { qs: log.requests, cs: log.calls, ds: log.decisions, is: log.inputs };
+  function apply(op) {
+    const [code, a, b, c] = op;
+    switch (code) {
+      case "agent":
+        log.agent = a;
+        log.initial = b;
+        log.tools = c;
+        break;
+      case "running":
+        running = a;
+        break;
+      case "q":
+        log.requests.push(a);
+        break;
+      case "ev":
+        log.requests[a].events.push(b);
+        break;
+      case "c":
+        log.calls.push(a);
+        break;
+      case "cu":
+        log.calls[a].updates.push(b);
+        break;
+      case "d":
+        log.decisions.push(a);
+        break;
+      case "i":
+        log.inputs.push(a);
+        break;
+      case "st":
+        log.steps.push(a);
+        break;
+      case "rd": {
+        const last = log.steps[log.steps.length - 1];
+        if (last !== undefined && last[0] === "e" && last[1] === a) last[2]++;
+        else log.steps.push(["e", a, 1]);
+        break;
+      }
+      case "mv": {
+        const [step] = log.steps.splice(a, 1);
+        log.steps.splice(b, 0, step);
+        break;
+      }
+      default:
+        if (lists[code]) lists[code][a][b] = c;
+    }
+  }
+  /** A copy of the log as it stands (JSON). */
+  function snapshot() {
+    const out = { pi: log.pi, v: log.v };
+    if (log.agent !== undefined) out.agent = log.agent;
+    if (running) out.running = true;
+    out.tools = log.tools;
+    if (log.initial !== undefined) out.initial = log.initial;
+    for (const key of ["requests", "calls", "decisions", "inputs", "steps"]) out[key] = log[key];
+    return clone(out);
+  }
+  return { log, apply, snapshot };
+}

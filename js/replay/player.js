@@ -5,9 +5,10 @@
 // is made when its turn comes, before anything after it. So an input lands between the same two
 // things as in the recorded run, and a tool's result that came after an abort comes after it again.
 import { RUN_TOOL_CALL } from "../../src/agent/state.js";
-import { IDLE_OPS, clone, describeStep, errorText, readReplayLog } from "./log.js";
+import { IDLE_OPS, clone, describeStep, errorText } from "./log.js";
 import { ReplayDivergenceError, contextDifference } from "./divergence.js";
 import { ReadStream, applyEvent, emptyMessage, errorStream, handled, replaceFields } from "./stream.js";
+import { WORKER_SEAM, attachInWorker, playInWorker } from "./workers.js";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const PARTIAL_EVENTS = new Set(["start", "text_start", "text_delta", "text_end", "thinking_start", "thinking_delta",
@@ -18,12 +19,19 @@ const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 const noop = () => {};
 
 /**
- * Plays a log back. `timing: "instant"` (default) answers at full speed; `"recorded"` waits the
- * recorded delays, divided by `speed`. Returns `{ streamFn, tools, beforeToolCall, attach(agent),
- * play(agent), divergence }`.
+ * Plays a log (read by `readReplayLog`) back. `timing: "instant"` (default) answers at full speed;
+ * `"recorded"` waits the recorded delays, divided by `speed`. Returns `{ streamFn, tools,
+ * beforeToolCall, attach(agent), play(agent), divergence }`.
  */
-export function createReplay(log, { timing = "instant", speed = 1, onDivergence, stallMs = 10_000 } = {}) {
-  const data = readReplayLog(log);
+/** Inputs a WorkerAgent's main thread makes (it holds the runs and the transcript). */
+const MAIN_THREAD_INPUTS = new Set(["prompt", "continue", "messages", "reset"]);
+
+export function createPlayer(data, options = {}) {
+  const { timing = "instant", speed = 1, onDivergence, stallMs = 10_000 } = options;
+  // Internal, for the worker half of a WorkerAgent's playback (in-worker.js): `delegate(input, n)`
+  // makes a main-thread input there and resolves when its run ended, `onAbort` tells it of an
+  // abort made here, `applied` says it has set the agent's settings and transcript.
+  const { delegate, onAbort, applied } = options;
   const steps = data.steps;
   const timed = timing === "recorded";
   const pace = speed > 0 ? speed : 1;
@@ -201,17 +209,18 @@ export function createReplay(log, { timing = "instant", speed = 1, onDivergence,
         held = false;
         if (divergence) return;
         i++;
-        perform(x);
+        perform(x, step[1]);
         advance();
       });
       return false;
     }
     i++;
-    perform(x);
+    perform(x, step[1]);
     return true;
   }
 
-  function perform(x) {
+  function perform(x, n) {
+    if (delegate && MAIN_THREAD_INPUTS.has(x.op)) return track(delegate(x, n));
     try {
       switch (x.op) {
         case "prompt":
@@ -243,6 +252,10 @@ export function createReplay(log, { timing = "instant", speed = 1, onDivergence,
           track(agent[RUN_TOOL_CALL](clone(x.toolCall), message));
           break;
         }
+        case "abort":
+          agent.abort();
+          onAbort?.();
+          break;
         default:
           agent[x.op]();
       }
@@ -524,6 +537,7 @@ export function createReplay(log, { timing = "instant", speed = 1, onDivergence,
   // ---- attaching and playing -----------------------------------------------------------------
   /** Sets the agent's stream function, tools and (when the log has decisions) `beforeToolCall`. */
   function attach(target) {
+    if (!delegate && typeof target?.[WORKER_SEAM] === "function") return attachInWorker(target, data, workerOptions());
     agent = target;
     agent.streamFunction = streamFn;
     agent.state.tools = tools;
@@ -538,17 +552,34 @@ export function createReplay(log, { timing = "instant", speed = 1, onDivergence,
     mark(typeof id === "string" ? ["a", type, id] : ["a", type]);
   }
 
+  /** The options a worker half can take (functions do not cross). */
+  const workerOptions = () => ({ timing, speed, stallMs });
+
   let played = false;
   async function play(target) {
     if (played) throw new Error("pi-agent-wasm/replay: a replay plays once; create another to play again");
     played = true;
+    if (!delegate && typeof target?.[WORKER_SEAM] === "function") {
+      // A WorkerAgent: its loop, and so the playback, runs in its worker.
+      agent = target;
+      return playInWorker(target, data, workerOptions(), (e) => {
+        divergence ??= e;
+        try {
+          onDivergence?.(e);
+        } catch (err) {
+          console.error("pi-agent-wasm/replay onDivergence:", err);
+        }
+      });
+    }
     attach(target);
     agent.beforeToolCall = data.decisions.length > 0 ? beforeToolCall : undefined;
     const settings = data.agent ?? {};
-    for (const key of ["steeringMode", "followUpMode", "toolExecution"]) if (settings[key] !== undefined) agent[key] = settings[key];
-    if (settings.model !== undefined) agent.state.model = clone(settings.model);
-    if (settings.thinkingLevel !== undefined) agent.state.thinkingLevel = settings.thinkingLevel;
-    if (data.initial !== undefined) agent.state.messages = clone(data.initial);
+    if (!applied) {
+      for (const key of ["steeringMode", "followUpMode", "toolExecution"]) if (settings[key] !== undefined) agent[key] = settings[key];
+      if (settings.model !== undefined) agent.state.model = clone(settings.model);
+      if (settings.thinkingLevel !== undefined) agent.state.thinkingLevel = settings.thinkingLevel;
+      if (data.initial !== undefined) agent.state.messages = clone(data.initial);
+    }
     const unsubscribe = agent.subscribe(listener, { deltas: false });
     strict = true;
     advance();

@@ -1,10 +1,13 @@
 // The recorder: wraps an agent's stream function, tools, `beforeToolCall` and input methods, and
-// writes what each did, and in which order the agent saw it all, into a replay log (log.js).
+// writes what each did, and in which order the agent saw it all, into a replay log (log.js). The
+// log is written through operations (`createLogStore`), so that a recorder running next to a
+// WorkerAgent's loop, in its worker, keeps the main thread's copy of the log (workers.js).
 import { RUN_TOOL_CALL } from "../../src/agent/state.js";
 import { finalResult } from "../../src/js/glue.js";
-import { REPLAY_LOG_VERSION, clone, errorText } from "./log.js";
+import { clone, createLogStore, errorText } from "./log.js";
 import { contextHashes, hashMessage, modelKey } from "./divergence.js";
 import { Tap, isThenable, recordEvent, startsBlock } from "./stream.js";
+import { WORKER_SEAM, recordInWorker } from "./workers.js";
 
 /** A copy JSON can hold, or `undefined` when the value cannot be written as JSON. */
 const safeClone = (v) => {
@@ -18,10 +21,10 @@ const isObject = (v) => v !== null && typeof v === "object";
 
 /** What a log keeps of a tool: everything but `execute`. */
 export function declaration(tool) {
-  const d = { name: tool.name };
-  for (const key of ["label", "description", "executionMode", "replay"]) if (typeof tool[key] === "string") d[key] = tool[key];
-  if (isObject(tool.parameters)) d.parameters = safeClone(tool.parameters);
-  if (tool.constrainedSampling !== undefined) d.constrainedSampling = safeClone(tool.constrainedSampling);
+  const d = { name: String(tool?.name) };
+  for (const key of ["label", "description", "executionMode", "replay"]) if (typeof tool?.[key] === "string") d[key] = tool[key];
+  if (isObject(tool?.parameters)) d.parameters = safeClone(tool.parameters);
+  if (tool?.constrainedSampling !== undefined) d.constrainedSampling = safeClone(tool.constrainedSampling);
   return d;
 }
 
@@ -31,29 +34,21 @@ const BUSY = "Agent is already processing";
 
 /**
  * A recorder. `attach(agent)` records everything an agent does; `streamFn(fn)` and `tools(list)`
- * wrap the parts by hand. `log()` is the log so far, `export()` its JSON text.
+ * wrap the parts by hand. `log()` is the log so far, `export()` its JSON text. `onWrite(op)`
+ * (internal) is told each change of the log.
  */
-export function createRecorder({ now = () => Date.now() } = {}) {
+export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
   const t0 = now();
   const dt = () => now() - t0;
-  const requests = [];
-  const calls = [];
-  const decisions = [];
-  const inputs = [];
-  const steps = [];
-  let declared = [];
-  let initial;
-  let agentInfo;
+  const store = createLogStore(from);
+  const { requests, calls, decisions, inputs, steps } = store.log;
+  const write = (op) => {
+    store.apply(op);
+    onWrite?.(op);
+  };
   let running = false;
   /** A request the loop stopped reading, until the agent ends it. */
   let cutRequest;
-
-  /** The loop read one more item of request `r`'s stream (consecutive reads share one step). */
-  const read = (r) => {
-    const last = steps[steps.length - 1];
-    if (last !== undefined && last[0] === "e" && last[1] === r) last[2]++;
-    else steps.push(["e", r, 1]);
-  };
 
   function streamFn(inner) {
     return function recordedStreamFn(model, context, options) {
@@ -61,27 +56,27 @@ export function createRecorder({ now = () => Date.now() } = {}) {
       const messages = Array.isArray(context?.messages) ? context.messages : [];
       const { h, from } = contextHashes(messages, requests[r - 1]?.h);
       const q = { t: dt(), model: modelKey(model), h, from, added: safeClone(messages.slice(from)) ?? [], events: [] };
-      requests.push(q);
-      steps.push(["s", r]);
+      write(["q", q]);
+      write(["st", ["s", r]]);
       let out;
       try {
         out = inner(model, context, options);
       } catch (err) {
-        q.rejected = errorText(err);
+        write(["qs", r, "rejected", errorText(err)]);
         throw err;
       }
-      if (!isThenable(out)) return tap(q, r, out);
-      q.async = true;
+      if (!isThenable(out)) return tap(r, out);
+      write(["qs", r, "async", true]);
       return Promise.resolve(out).then(
         (source) => {
-          q.o = dt() - q.t;
-          steps.push(["o", r]);
-          return tap(q, r, source);
+          write(["qs", r, "o", dt() - q.t]);
+          write(["st", ["o", r]]);
+          return tap(r, source);
         },
         (err) => {
-          q.o = dt() - q.t;
-          q.rejected = errorText(err);
-          steps.push(["o", r]);
+          write(["qs", r, "o", dt() - q.t]);
+          write(["qs", r, "rejected", errorText(err)]);
+          write(["st", ["o", r]]);
           throw err;
         },
       );
@@ -93,51 +88,54 @@ export function createRecorder({ now = () => Date.now() } = {}) {
    * only when the loop asks (so a stream that builds its events lazily runs at the loop's pace),
    * each written down as the loop takes it.
    */
-  function tap(q, r, source) {
+  function tap(r, source) {
     const make = source?.[Symbol.asyncIterator];
     if (typeof make !== "function") {
-      q.notStream = true;
+      write(["qs", r, "notStream", true]);
       return source;
     }
+    const q = requests[r];
     let terminal;
     let partial;
     const took = (item) => {
-      if (item.done) q.ended = true;
-      else if (item.thrown) q.thrown = errorText(item.error);
+      if (item.done) write(["qs", r, "ended", true]);
+      else if (item.thrown) write(["qs", r, "thrown", errorText(item.error)]);
       else {
         const event = item.value;
         const entry = [dt() - q.t, recordEvent(event)];
-        q.events.push(entry);
         if (isObject(event)) {
           if ("partial" in event) partial = event.partial;
+          if (event.type === "done") terminal = event.message;
+          else if (event.type === "error") terminal = event.error;
           if (startsBlock(event.type)) {
             const block = partial?.content?.[event.contentIndex];
             if (isObject(block)) entry.push(safeClone(block) ?? {});
           }
-          if (event.type === "done") terminal = event.message;
-          else if (event.type === "error") terminal = event.error;
         }
+        write(["ev", r, entry]);
       }
-      read(r);
+      write(["rd", r]);
     };
-    return new Tap(make, source, took, () => {
-      // The loop gave up on a stream that ignored the abort: its message is the partial as it stands now.
-      q.cut = isObject(partial) ? { partial: safeClone(partial) } : {};
-      steps.push(["x", r]);
-      // The loop reads the partial a little later (after a listener it awaits), and a stream that
-      // ignores the abort may have changed it meanwhile: the message the agent ends the request
-      // with tells (an attached recorder sees it).
-      cutRequest = q;
-    }, () => {
-      const result = finalResult(source);
-      Promise.resolve(result).then(
+    const cut = () => {
+      // The loop gave up on a stream that ignored the abort: its message is the partial as it
+      // stands. The loop reads the partial a little later (after a listener it awaits), and such
+      // a stream may change it meanwhile: the message the agent ends the request with tells (an
+      // attached recorder sees it).
+      write(["qs", r, "cut", isObject(partial) ? { partial: safeClone(partial) } : {}]);
+      write(["st", ["x", r]]);
+      cutRequest = r;
+    };
+    const result = () => {
+      const out = finalResult(source);
+      Promise.resolve(out).then(
         (message) => {
-          if (message !== terminal && isObject(message) && typeof message.role === "string") q.final = safeClone(message);
+          if (message !== terminal && isObject(message) && typeof message.role === "string") write(["qs", r, "final", safeClone(message)]);
         },
-        (err) => void (q.finalError = errorText(err)),
+        (err) => write(["qs", r, "finalError", errorText(err)]),
       );
-      return result;
-    });
+      return out;
+    };
+    return new Tap(make, source, took, cut, result);
   }
 
   const wrapped = new WeakMap();
@@ -150,18 +148,18 @@ export function createRecorder({ now = () => Date.now() } = {}) {
       ...tool,
       execute(toolCallId, params, signal, onUpdate) {
         const k = calls.length;
-        const c = { id: String(toolCallId), name: String(tool.name), args: safeClone(params), t: dt(), updates: [] };
-        calls.push(c);
-        steps.push(["c", k]);
+        const t = dt();
+        write(["c", { id: String(toolCallId), name: String(tool.name), args: safeClone(params), t, updates: [] }]);
+        write(["st", ["c", k]]);
         const update = typeof onUpdate === "function"
           ? (partial) => {
-            c.updates.push([dt() - c.t, safeClone(partial) ?? null]);
-            steps.push(["u", k]);
+            write(["cu", k, [dt() - t, safeClone(partial) ?? null]]);
+            write(["st", ["u", k]]);
             return onUpdate(partial);
           }
           : onUpdate;
-        return settled(c, k, "r", () => execute.call(this, toolCallId, params, signal, update), (v) => {
-          if (v !== undefined) c.result = safeClone(v) ?? null;
+        return settled("cs", k, t, "r", () => execute.call(this, toolCallId, params, signal, update), (v) => {
+          if (v !== undefined) write(["cs", k, "result", safeClone(v) ?? null]);
         });
       },
     };
@@ -172,13 +170,13 @@ export function createRecorder({ now = () => Date.now() } = {}) {
   const tools = (list) => (Array.isArray(list) ? list.map(recordTool) : list);
 
   /** Runs `f`, records how it settled (at once or later) and returns what it returned, as it returned it. */
-  function settled(entry, k, code, f, keep) {
+  function settled(set, k, t, code, f, keep) {
     const settle = (ok, v) => {
-      entry.ms = dt() - entry.t;
-      entry.ok = ok;
+      write([set, k, "ms", dt() - t]);
+      write([set, k, "ok", ok]);
       if (ok) keep(v);
-      else entry.error = errorText(v);
-      steps.push([code, k]);
+      else write([set, k, "error", errorText(v)]);
+      write(["st", [code, k]]);
     };
     let out;
     try {
@@ -191,7 +189,7 @@ export function createRecorder({ now = () => Date.now() } = {}) {
       settle(true, out);
       return out;
     }
-    entry.async = true;
+    write([set, k, "async", true]);
     return Promise.resolve(out).then(
       (v) => (settle(true, v), v),
       (err) => {
@@ -207,14 +205,15 @@ export function createRecorder({ now = () => Date.now() } = {}) {
     if (hooks.has(hook)) return hooks.get(hook);
     const out = function recordedBeforeToolCall(context, signal) {
       const k = decisions.length;
-      const d = { id: String(context?.toolCall?.id), t: dt() };
-      decisions.push(d);
-      steps.push(["b", k]);
-      return settled(d, k, "d", () => hook.call(this, context, signal), (v) => {
-        if (v !== undefined) d.r = isObject(v) ? safeClone(v) ?? null : null;
+      const t = dt();
+      write(["d", { id: String(context?.toolCall?.id), t }]);
+      write(["st", ["b", k]]);
+      return settled("ds", k, t, "d", () => hook.call(this, context, signal), (v) => {
+        if (v !== undefined) write(["ds", k, "r", isObject(v) ? safeClone(v) ?? null : null]);
       });
     };
     hooks.set(hook, out);
+    hooks.set(out, out);
     return out;
   }
 
@@ -231,8 +230,8 @@ export function createRecorder({ now = () => Date.now() } = {}) {
 
   function input(op, fields) {
     const n = inputs.length;
-    inputs.push({ t: dt(), op, ...fields });
-    steps.push(["i", n]);
+    write(["i", { t: dt(), op, ...fields }]);
+    write(["st", ["i", n]]);
     return n;
   }
 
@@ -271,28 +270,33 @@ export function createRecorder({ now = () => Date.now() } = {}) {
     }
     const from = steps.findLastIndex((s) => s[0] === "i" && s[1] === n);
     if (at <= from + 1) return;
-    const [step] = steps.splice(from, 1);
-    at--;
-    while (at < steps.length && steps[at][0] === "i" && QUEUES.includes(inputs[steps[at][1]].op)) at++;
-    steps.splice(at, 0, step);
+    // After the queued messages moved there before it (the queue's order). `to` counts in the
+    // steps without this one: step `to + 1` here.
+    let to = at - 1;
+    const queuedAt = (j) => steps[j]?.[0] === "i" && QUEUES.includes(inputs[steps[j][1]].op);
+    while (queuedAt(to + 1)) to++;
+    write(["mv", from, to]);
   }
 
   function listener(event) {
     const type = event?.type;
     if (typeof type !== "string" || type === "message_update" || type === "tool_execution_update") return;
     const id = type === "message_start" || type === "message_end" ? event.message?.role : event.toolCallId;
-    steps.push(typeof id === "string" ? ["a", type, id] : ["a", type]);
+    write(["st", typeof id === "string" ? ["a", type, id] : ["a", type]]);
     if (type === "message_end" && cutRequest !== undefined && id === "assistant") {
-      cutRequest.cut.partial = safeClone(event.message) ?? cutRequest.cut.partial;
+      const partial = safeClone(event.message);
+      if (partial !== undefined) write(["qs", cutRequest, "cut", { partial }]);
       cutRequest = undefined;
     }
     if (type === "agent_start") {
       running = true;
+      write(["running", true]);
       runFirstRequest = requests.length;
       runInput = lastRunInput;
     } else if (type === "message_start") delivered(event.message);
     else if (type === "agent_end") {
       running = false;
+      write(["running", false]);
       known = agent.state.messages.slice();
       knownModel = agent.state.model;
       knownLevel = agent.state.thinkingLevel;
@@ -301,8 +305,8 @@ export function createRecorder({ now = () => Date.now() } = {}) {
 
   /** Own accessors over `key` of `target`: reads give the app's value, writes store `wrap(value)` where the agent reads it. */
   function intercept(target, key, wrap, onSet) {
-    let proto = Object.getPrototypeOf(target);
-    let d = Object.getOwnPropertyDescriptor(target, key);
+    let proto = target;
+    let d;
     while (!d && proto) {
       d = Object.getOwnPropertyDescriptor(proto, key);
       proto = Object.getPrototypeOf(proto);
@@ -329,20 +333,21 @@ export function createRecorder({ now = () => Date.now() } = {}) {
   function attach(target) {
     if (agent) throw new Error("pi-agent-wasm/replay: a recorder records one agent");
     agent = target;
+    // A WorkerAgent's loop runs in its worker: a recorder there writes the log, and this one holds a copy.
+    if (typeof agent[WORKER_SEAM] === "function") return recordInWorker(agent, store);
     const state = agent.state;
-    agentInfo = {
+    const info = {
       model: safeClone(state.model),
       thinkingLevel: state.thinkingLevel,
       steeringMode: agent.steeringMode,
       followUpMode: agent.followUpMode,
       toolExecution: agent.toolExecution,
     };
-    for (const key of Object.keys(agentInfo)) if (agentInfo[key] === undefined) delete agentInfo[key];
+    for (const key of Object.keys(info)) if (info[key] === undefined) delete info[key];
     known = state.messages.slice();
-    initial = safeClone(known) ?? [];
     knownModel = state.model;
     knownLevel = state.thinkingLevel;
-    declared = (state.tools ?? []).map(declaration);
+    if (from === undefined) write(["agent", info, safeClone(known) ?? [], (state.tools ?? []).map(declaration)]);
     intercept(agent, "streamFunction", (f) => (typeof f === "function" ? streamFn(f) : f));
     intercept(agent, "beforeToolCall", recordDecisions);
     intercept(state, "tools", tools, (list) => {
@@ -373,7 +378,7 @@ export function createRecorder({ now = () => Date.now() } = {}) {
         if ((op === "prompt" || op === "continue") && isThenable(out)) {
           // An input refused because a run was going on changed nothing: playback skips it.
           out.then(undefined, (err) => {
-            if (errorText(err).startsWith(BUSY)) inputs[n].busy = true;
+            if (errorText(err).startsWith(BUSY)) write(["is", n, "busy", true]);
           });
         }
         return out;
@@ -392,14 +397,5 @@ export function createRecorder({ now = () => Date.now() } = {}) {
     return agent;
   }
 
-  const log = () => {
-    const out = { pi: "replay", v: REPLAY_LOG_VERSION };
-    if (agentInfo) out.agent = agentInfo;
-    if (running) out.running = true;
-    out.tools = declared;
-    if (initial !== undefined) out.initial = initial;
-    Object.assign(out, { requests, calls, decisions, inputs, steps });
-    return clone(out);
-  };
-  return { streamFn, tools, attach, log, export: () => JSON.stringify(log()) };
+  return { streamFn, tools, attach, log: () => store.snapshot(), export: () => JSON.stringify(store.snapshot()) };
 }

@@ -166,15 +166,37 @@ export async function until(f, limit = 20_000) {
   throw new Error(`until: still false after ${limit} macrotasks: ${f}`);
 }
 
+export const workerEntry = await import(new URL("worker/index.js", PKG));
+export const hostEntry = await import(new URL("worker/host.js", PKG));
+
 /**
- * Records a run: `make(options)` builds the agent (given its `streamFn`), the recorder is attached,
- * `drive(agent)` makes the run; waits for the agent to be idle. Then plays the log on a fresh agent
- * and requires the same events, the same transcript and the same requests (a recorder on the
- * replaying agent records the same contexts and stream items). Returns both sides.
+ * An agent of `mode`: an in-page `Agent`, or a `WorkerAgent` whose "worker" is the other end of a
+ * MessageChannel served in this process (`stream` runs there; the tools are the page's).
  */
-export async function recordAndReplay({ stream, tools = [], agentOptions = {}, drive, replayOptions, attach = (a) => a, replayAgent, partials = true }) {
+export function makeAgent(mode, { stream, tools = [], agentOptions = {}, initialState = { systemPrompt: "sys", model: MODEL, tools } }) {
+  if (mode === "agent") return new Agent({ initialState, streamFn: stream, ...agentOptions });
+  const spawn = () => {
+    const { port1, port2 } = new MessageChannel();
+    hostEntry.serveAgent({ streamFn: stream }, port2);
+    port1.start();
+    port2.start();
+    // What `agent.terminate()` calls: closing one end closes both.
+    port1.terminate = () => port1.close();
+    return port1;
+  };
+  return new workerEntry.WorkerAgent({ initialState, worker: spawn, ...agentOptions });
+}
+
+/**
+ * Records a run of an agent of mode `record` ("agent" or "worker", see `makeAgent`): the recorder
+ * is attached, `attach(agent)` may attach more (a session), `drive(agent)` makes the run; waits for
+ * the agent to be idle. Then plays the log on a fresh agent of mode `play` and requires the same
+ * events, the same transcript and the same requests (a recorder on the replaying agent records the
+ * same contexts and stream items). Returns both sides.
+ */
+export async function recordAndReplay({ stream, tools = [], agentOptions = {}, drive, replayOptions, attach = (a) => a, replayAgent, partials = true, record = "agent", play = "agent" }) {
   const recorder = createRecorder();
-  const a = new Agent({ initialState: { systemPrompt: "sys", model: MODEL, tools }, streamFn: stream, ...agentOptions });
+  const a = makeAgent(record, { stream, tools, agentOptions });
   recorder.attach(a);
   const recorded = trace(a, { partials });
   // The transcript as each run left it (a stream that ignores the abort may still change the
@@ -189,7 +211,7 @@ export async function recordAndReplay({ stream, tools = [], agentOptions = {}, d
   const text = recorder.export();
   const log = JSON.parse(text);
 
-  const b = replayAgent ? replayAgent() : new Agent({ streamFn: noStream });
+  const b = replayAgent ? replayAgent() : makeAgent(play, { stream: noStream, initialState: {} });
   const again = createRecorder();
   again.attach(b);
   const replayed = trace(b, { partials });
@@ -202,5 +224,7 @@ export async function recordAndReplay({ stream, tools = [], agentOptions = {}, d
   const requestsOf = (l) => l.requests.map((q) => ({ model: q.model, h: q.h, events: q.events.map(([, e]) => e) }));
   assert.deepEqual(requestsOf(second), requestsOf(log), "the replay makes the recorded requests and reads the recorded stream items");
   assert.deepEqual(second.calls.map((c) => [c.id, c.name, c.args, c.result, c.error]), log.calls.map((c) => [c.id, c.name, c.args, c.result, c.error]));
+  a.terminate?.();
+  b.terminate?.();
   return { a, b, log, recorded, replayed };
 }
