@@ -44,7 +44,7 @@ export const errorText = (err) => {
 
 /** The inputs a recorder records, and what each one carries. */
 export const INPUT_OPS = ["prompt", "continue", "steer", "followUp", "abort", "clearSteeringQueue", "clearFollowUpQueue",
-  "clearAllQueues", "reset", "messages", "model", "tools", "runToolCall"];
+  "clearAllQueues", "reset", "messages", "model", "tools", "runToolCall", "lost"];
 /** Inputs made only while the agent is idle: playback waits for the agent to be idle first. */
 export const IDLE_OPS = new Set(["prompt", "continue", "reset", "messages", "model", "tools", "runToolCall"]);
 

@@ -51,6 +51,10 @@ export function createPlayer(data, options = {}) {
   let reading = 0;
   /** A release waiting for its recorded delay, or an input for the agent to be idle. */
   let held = false;
+  /** Waiting for the agent to be idle before an input (the stall watch applies). */
+  let idling = false;
+  /** A run the recording lost the end of, ending on the replaying agent. */
+  let lost = false;
   /** The recorded time of the last release made (for `timing: "recorded"`). */
   let clock;
   /** Runs (and restored calls) playback started and the agent has not finished. */
@@ -176,6 +180,7 @@ export function createPlayer(data, options = {}) {
    */
   function mark(got) {
     if (!strict || divergence) return !divergence;
+    if (lost) return true;
     const want = steps[i];
     if (want !== undefined && want[0] === "e" && got[0] === "e" && want[1] === got[1] && reading > 0) {
       if (--reading === 0) {
@@ -203,10 +208,10 @@ export function createPlayer(data, options = {}) {
       return true;
     }
     if (delayed(step, noop)) return false;
-    if (IDLE_OPS.has(x.op)) {
-      held = true;
+    if (IDLE_OPS.has(x.op) || lost) {
+      held = idling = true;
       Promise.resolve(agent.waitForIdle()).then(() => {
-        held = false;
+        held = idling = false;
         if (divergence) return;
         i++;
         perform(x, step[1]);
@@ -256,6 +261,18 @@ export function createPlayer(data, options = {}) {
           agent.abort();
           onAbort?.();
           break;
+        case "lost":
+          // The recording lost the rest of this run (its worker ended): the replay's run ends here,
+          // and what it emits meanwhile is not in the log.
+          if (agent.signal === undefined) break;
+          lost = true;
+          agent.abort();
+          onAbort?.();
+          Promise.resolve(agent.waitForIdle()).then(() => {
+            lost = false;
+            advance();
+          });
+          break;
         default:
           agent[x.op]();
       }
@@ -287,7 +304,8 @@ export function createPlayer(data, options = {}) {
   let stallAt = -1;
   /** Nothing happens for `stallMs` while the log waits on the agent: the replay would hang; it diverges instead. */
   function watch() {
-    if (!strict || divergence || held || i >= steps.length || RELEASES.has(steps[i][0])) {
+    const waiting = idling || (!held && i < steps.length && !RELEASES.has(steps[i][0]));
+    if (!strict || divergence || !waiting) {
       clearTimeout(stallTimer);
       stallTimer = undefined;
       return;
@@ -298,8 +316,9 @@ export function createPlayer(data, options = {}) {
     const at = i;
     stallTimer = setTimeout(() => {
       stallTimer = undefined;
-      if (divergence || i !== at || held) return;
-      diverge(`recorded ${describeStep(steps[at], data)} next, but nothing happened for ${stallMs} ms (step ${at})`);
+      if (divergence || i !== at || (held && !idling)) return;
+      const what = idling ? `the agent to be idle for ${describeStep(steps[at], data)}` : describeStep(steps[at], data);
+      diverge(`recorded ${what} next, but nothing happened for ${stallMs} ms (step ${at})`);
       // The agent waits on something that will not come: the abort ends its run (the loop gives up
       // on what ignores it), so that play() settles.
       agent.abort();
@@ -386,6 +405,8 @@ export function createPlayer(data, options = {}) {
   }
 
   function streamFn(model, context) {
+    // The rest of a run the recording lost is not in the log: it ends as aborted.
+    if (lost) return errorStream(model, "Request was aborted", "aborted");
     const k = requestsMade++;
     if (divergence) return errorStream(model, divergence.message);
     const messages = Array.isArray(context?.messages) ? context.messages : [];
@@ -458,6 +479,7 @@ export function createPlayer(data, options = {}) {
     return {
       ...clone(d),
       execute(toolCallId, params, signal, onUpdate) {
+        if (lost) throw new Error("Operation aborted");
         const k = callsMade++;
         if (divergence) throw divergence;
         const at = strict ? k : byId(data.calls, toolCallId, usedCalls);
@@ -492,6 +514,7 @@ export function createPlayer(data, options = {}) {
   const tools = standIns(data.tools);
 
   function beforeToolCall(context) {
+    if (lost) throw new Error("Operation aborted");
     const k = decisionsMade++;
     if (divergence) throw divergence;
     const id = context?.toolCall?.id;

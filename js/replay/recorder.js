@@ -2,6 +2,7 @@
 // writes what each did, and in which order the agent saw it all, into a replay log (log.js). The
 // log is written through operations (`createLogStore`), so that a recorder running next to a
 // WorkerAgent's loop, in its worker, keeps the main thread's copy of the log (workers.js).
+import { ready } from "../index.js";
 import { RUN_TOOL_CALL } from "../../src/agent/state.js";
 import { finalResult } from "../../src/js/glue.js";
 import { clone, createLogStore, errorText } from "./log.js";
@@ -27,6 +28,11 @@ export function declaration(tool) {
   if (tool?.constrainedSampling !== undefined) d.constrainedSampling = safeClone(tool.constrainedSampling);
   return d;
 }
+
+// An Agent built before the WebAssembly module is ready makes a run when it is ready, by calling
+// its method again (js/loading/ready.js): the recorder records that call, not the first.
+let loaded = false;
+ready?.then(() => void (loaded = true), () => {});
 
 const QUEUES = ["steer", "followUp"];
 const OPS = ["prompt", "continue", "steer", "followUp", "abort", "clearSteeringQueue", "clearFollowUpQueue", "clearAllQueues", "reset"];
@@ -344,7 +350,8 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
       toolExecution: agent.toolExecution,
     };
     for (const key of Object.keys(info)) if (info[key] === undefined) delete info[key];
-    known = state.messages.slice();
+    // Going on with a log another worker wrote: nothing of this transcript is known to it.
+    known = from === undefined ? state.messages.slice() : [];
     knownModel = state.model;
     knownLevel = state.thinkingLevel;
     if (from === undefined) write(["agent", info, safeClone(known) ?? [], (state.tools ?? []).map(declaration)]);
@@ -358,6 +365,7 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
       const original = agent[op];
       if (typeof original !== "function") continue;
       agent[op] = function (...args) {
+        if (!loaded && (op === "prompt" || op === "continue")) return original.apply(agent, args);
         idleChanges();
         const fields = {};
         if (op === "prompt") {

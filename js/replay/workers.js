@@ -18,8 +18,17 @@ export function recordInWorker(agent, store) {
     message(v) {
       for (const op of v.ops ?? []) store.apply(op);
     },
-    // A fresh worker (after a failure or terminate()) goes on with the log as it stands.
-    started: () => post({ cmd: "record", log: store.snapshot() }),
+    // A fresh worker (after a failure or terminate()) goes on with the log as it stands. What the
+    // last one's run did after the last change it sent is lost: an input says so (playback ends
+    // the run there), and the fresh recorder writes the whole transcript the page gave it as an
+    // edit before the next input.
+    started() {
+      const n = store.log.inputs.length;
+      store.apply(["i", { t: store.log.inputs[n - 1]?.t ?? 0, op: "lost" }]);
+      store.apply(["st", ["i", n]]);
+      store.apply(["running", false]);
+      post({ cmd: "record", log: store.snapshot() });
+    },
   });
   post({ cmd: "record" });
   return agent;

@@ -28,7 +28,7 @@ test("bad events, inputs and steps are named by their path", () => {
   refused((l) => (l.requests[0].events[2][1].delta = 5), "requests[0].events[2][1].delta", "expected a string");
   refused((l) => (l.requests[0].events[0] = [0]), "requests[0].events[0]", "expected a [time, event] or [time, event, block] array");
   refused((l) => (l.inputs = [null]), "inputs[0]", "expected an object");
-  refused((l) => (l.inputs[0].op = "dance"), "inputs[0].op", 'expected one of "prompt", "continue", "steer", "followUp", "abort", "clearSteeringQueue", "clearFollowUpQueue", "clearAllQueues", "reset", "messages", "model", "tools", "runToolCall"');
+  refused((l) => (l.inputs[0].op = "dance"), "inputs[0].op", 'expected one of "prompt", "continue", "steer", "followUp", "abort", "clearSteeringQueue", "clearFollowUpQueue", "clearAllQueues", "reset", "messages", "model", "tools", "runToolCall", "lost"');
   refused((l) => (l.requests[1].from = 9), "requests[1].from", "expected an integer from 0 to 2");
   refused((l) => l.requests[1].added.pop(), "requests[1].added", "expected 2 message(s) (h has 4, from is 2)");
   refused((l) => (l.requests[0].added[0].role = 3), "requests[0].added[0].role", "expected a string");

@@ -65,3 +65,33 @@ for (const [record, play] of [["worker", "agent"], ["agent", "worker"], ["worker
     });
   });
 }
+
+test("a worker terminated mid-run: the runs after it replay, on an Agent and on a WorkerAgent", async () => {
+  const { createReplay, noStream, trace, transcript } = await import("./support.mjs");
+  const slow = tool("slow", () => new Promise(() => {}));
+  const recorder = createRecorder();
+  const a = makeAgent("worker", { stream: scripted([{ text: "calling", calls: [{ id: "s1", name: "slow" }] }, { text: "after the crash" }]), tools: [slow] });
+  recorder.attach(a);
+  const recorded = trace(a);
+  const run = a.prompt("go");
+  await until(() => a.state.pendingToolCalls.size > 0);
+  await sleep(20);
+  a.terminate();
+  await run;
+  await a.prompt("again");
+  const ended = transcript(a);
+  const log = recorder.log();
+  assert.deepEqual(log.inputs.map((x) => x.op), ["prompt", "lost", "messages", "prompt"]);
+  assert.match(textOf(a.state.messages.at(-3)), /^$/);
+  assert.equal(a.state.messages.at(-3).errorMessage, "pi-agent-wasm: the agent's worker was terminated");
+  a.terminate();
+  const second = (events) => events.slice(events.findLastIndex((e) => e[0] === "agent_start"));
+  for (const mode of ["agent", "worker"]) {
+    const b = makeAgent(mode, { stream: noStream, initialState: {} });
+    const replayed = trace(b);
+    await createReplay(log).play(b);
+    assert.deepEqual(transcript(b), ended, mode);
+    assert.deepEqual(second(replayed), second(recorded), mode);
+    b.terminate?.();
+  }
+});
