@@ -95,3 +95,18 @@ test("a worker terminated mid-run: the runs after it replay, on an Agent and on 
     b.terminate?.();
   }
 });
+
+test("replay.attach() on a WorkerAgent: its worker answers from the log", async () => {
+  const { createReplay, noStream } = await import("./support.mjs");
+  const recorder = createRecorder();
+  const a = makeAgent("agent", { stream: scripted([{ text: "calling", calls: [{ id: "k1", name: "calc", args: { x: 3 } }] }, { text: "done" }]), tools: [calc()] });
+  recorder.attach(a);
+  await a.prompt("go");
+  // attach() answers whatever the agent asks: built like the recorded one, it asks the same.
+  const b = makeAgent("worker", { stream: noStream, initialState: { systemPrompt: "sys", model: MODEL, tools: [calc()] } });
+  const replay = createReplay(recorder.log());
+  replay.attach(b);
+  await b.prompt("go");
+  assert.deepEqual(b.state.messages.map(textOf), a.state.messages.map(textOf));
+  b.terminate();
+});
