@@ -165,7 +165,13 @@ export class Tap {
  */
 export function recordEvent(event) {
   if (event === null || typeof event !== "object" || typeof event.type !== "string") return { type: "" };
-  if (!("partial" in event) || event.type === "start") return clone(event);
+  const type = event.type;
+  // The per-token events, as providers make them: copied without a JSON round trip.
+  if ((type === "text_delta" || type === "thinking_delta" || type === "toolcall_delta") && typeof event.delta === "string" &&
+    Number.isInteger(event.contentIndex) && "partial" in event && Object.keys(event).length === 4) {
+    return { type, contentIndex: event.contentIndex, delta: event.delta };
+  }
+  if (!("partial" in event) || type === "start") return clone(event);
   const { partial, ...rest } = event;
   return clone(rest);
 }
