@@ -199,6 +199,7 @@ function request(q, path, previous) {
     bad(join(path, "rejected"), "nothing when the stream has events");
   }
   if (q.final !== undefined) message(q.final, join(path, "final"));
+  if (q.start !== undefined) message(q.start, join(path, "start"));
   if (q.cut !== undefined) {
     object(q.cut, join(path, "cut"));
     if (q.cut.partial !== undefined) object(q.cut.partial, join(join(path, "cut"), "partial"));
@@ -245,6 +246,7 @@ function input(x, path) {
   field(x, "t", path, number);
   field(x, "op", path, one(...INPUT_OPS));
   field(x, "busy", path, boolean, true);
+  field(x, "inCall", path, boolean, true);
   switch (x.op) {
     case "prompt":
       if (x.text !== undefined) {

@@ -101,6 +101,11 @@ export function createPlayer(data, options = {}) {
     while (strict && !divergence && !held && i < steps.length) {
       const step = steps[i];
       const code = step[0];
+      if (inside !== undefined && !withinCall(step)) {
+        // Made after the loop's call returned (the recording had it from another task): after it returns here too.
+        deferred = true;
+        return;
+      }
       if (code === "e") {
         if (reading === 0) release(step);
         return;
@@ -111,6 +116,34 @@ export function createPlayer(data, options = {}) {
       } else release(step);
     }
     if (strict && !divergence && !held && i >= steps.length) end();
+  }
+
+  /** The stand-in call running now (`[code, k]` of its step), while the loop waits for it to return. */
+  let inside;
+  let deferred = false;
+  /** Whether `step` happened during the call running now: the call's own update or synchronous outcome, an input made in it, a stream item queued. */
+  function withinCall(step) {
+    const [code, a] = step;
+    if (!RELEASES.has(code) || code === "e") return true;
+    if (code === "i") return data.inputs[a].inCall === true;
+    const [callCode, k] = inside;
+    if (callCode === "c") return a === k && (code === "u" || (code === "r" && !data.calls[k].async));
+    if (callCode === "b") return a === k && code === "d" && !data.decisions[k].async;
+    return false;
+  }
+  /** Marks the stand-in call `step` (a request, a tool call, a decision asked) and walks what happened during it. */
+  function call(step) {
+    const outer = inside;
+    inside = step;
+    try {
+      return mark(step);
+    } finally {
+      inside = outer;
+      if (deferred && inside === undefined) {
+        deferred = false;
+        queueMicrotask(advance);
+      }
+    }
   }
 
   /** The recorded time of a release step (the next item, for an "e" step). */
@@ -382,8 +415,9 @@ export function createPlayer(data, options = {}) {
         if (item.thrown) return stream.push({ thrown: true, error: new Error(item.text) });
         if (item.done) return stream.push(item);
         const event = clone(item.value);
-        // The recorded `start` partial is the message the provider began with.
-        if (event.type === "start" && event.partial !== null && typeof event.partial === "object") replaceFields(partial, event.partial);
+        // The message the provider began with, as the agent copied it (or as the event had it).
+        const started = event.type === "start" ? (q.start !== undefined ? clone(q.start) : event.partial) : undefined;
+        if (started !== null && typeof started === "object") replaceFields(partial, started);
         if (PARTIAL_EVENTS.has(event.type)) event.partial = partial;
         stream.push({ value: event, block: item.block });
       },
@@ -414,7 +448,7 @@ export function createPlayer(data, options = {}) {
     const s = q ? standInStream(k, model) : undefined;
     streams[k] = s;
     const out = s?.result();
-    if (strict && !mark(["s", k])) return errorStream(model, divergence.message);
+    if (strict && !call(["s", k])) return errorStream(model, divergence.message);
     const diff = contextDifference(data.requests, k, model, messages);
     if (diff !== undefined) return errorStream(model, diverge(diff).message);
     if (q.notStream) return {};
@@ -492,7 +526,7 @@ export function createPlayer(data, options = {}) {
         const c = pendingCall(at, entry, onUpdate);
         calls[at] = c;
         if (strict) {
-          if (!mark(["c", at])) throw divergence;
+          if (!call(["c", at])) throw divergence;
           return outcome(c, entry);
         }
         return (async () => {
@@ -544,7 +578,7 @@ export function createPlayer(data, options = {}) {
     };
     decisions[at] = pending;
     if (strict) {
-      if (!mark(["b", at])) throw divergence;
+      if (!call(["b", at])) throw divergence;
       if (entry.async || !pending.done) return promise;
       if (entry.ok) return entry.r == null ? undefined : clone(entry.r);
       throw new Error(entry.error);

@@ -35,6 +35,8 @@ let loaded = false;
 ready?.then(() => void (loaded = true), () => {});
 
 const QUEUES = ["steer", "followUp"];
+/** The queues each input empties. */
+const CLEARS = { clearSteeringQueue: ["steer"], clearFollowUpQueue: ["followUp"], clearAllQueues: QUEUES, reset: QUEUES };
 const OPS = ["prompt", "continue", "steer", "followUp", "abort", "clearSteeringQueue", "clearFollowUpQueue", "clearAllQueues", "reset"];
 const BUSY = "Agent is already processing";
 
@@ -53,8 +55,24 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
     onWrite?.(op);
   };
   let running = false;
+  /** Whether a stream function, tool or hook the loop called is running (synchronously) now. */
+  let depth = 0;
+  const within = (f) => {
+    depth++;
+    try {
+      return f();
+    } finally {
+      depth--;
+    }
+  };
   /** A request the loop stopped reading, until the agent ends it. */
   let cutRequest;
+  /**
+   * A request whose `start` the loop just read, until the agent starts its message: a stream that
+   * runs ahead of the loop may change its message between the two, and the agent's copy is what
+   * the run showed.
+   */
+  let startRequest;
 
   function streamFn(inner) {
     return function recordedStreamFn(model, context, options) {
@@ -66,7 +84,7 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
       write(["st", ["s", r]]);
       let out;
       try {
-        out = inner(model, context, options);
+        out = within(() => inner(model, context, options));
       } catch (err) {
         write(["qs", r, "rejected", errorText(err)]);
         throw err;
@@ -111,6 +129,7 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
         const entry = [dt() - q.t, recordEvent(event)];
         if (isObject(event)) {
           if ("partial" in event) partial = event.partial;
+          if (event.type === "start") startRequest = r;
           if (event.type === "done") terminal = event.message;
           else if (event.type === "error") terminal = event.error;
           if (startsBlock(event.type)) {
@@ -186,7 +205,7 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
     };
     let out;
     try {
-      out = f();
+      out = within(f);
     } catch (err) {
       settle(false, err);
       throw err;
@@ -236,6 +255,8 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
 
   function input(op, fields) {
     const n = inputs.length;
+    // Made by a tool, hook or stream function while the loop's call to it runs (playback makes it there too).
+    if (depth > 0) fields.inCall = true;
     write(["i", { t: dt(), op, ...fields }]);
     write(["st", ["i", n]]);
     return n;
@@ -275,13 +296,33 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
       else if (s[0] === "i" && s[1] === runInput) at = i;
     }
     const from = steps.findLastIndex((s) => s[0] === "i" && s[1] === n);
+    const op = inputs[n].op;
+    // Never past a message queued after it on the same queue (the queue's order)…
+    for (let j = from + 1; j < at; j++) if (steps[j][0] === "i" && inputs[steps[j][1]].op === op) at = j;
+    // …and after the ones queued before it that were moved there.
+    while (at < steps.length && steps[at][0] === "i" && steps[at][1] < n && QUEUES.includes(inputs[steps[at][1]].op)) at++;
     if (at <= from + 1) return;
-    // After the queued messages moved there before it (the queue's order). `to` counts in the
-    // steps without this one: step `to + 1` here.
-    let to = at - 1;
-    const queuedAt = (j) => steps[j]?.[0] === "i" && QUEUES.includes(inputs[steps[j][1]].op);
-    while (queuedAt(to + 1)) to++;
-    write(["mv", from, to]);
+    // `at` counts in the steps with this one; the move counts without it.
+    write(["mv", from, at - 1]);
+  }
+
+  /**
+   * Queued messages of `ops` ("steer", "followUp") not delivered now: their inputs move to the end
+   * of the steps. The loop polls its queues at points no event marks, so a message queued between
+   * two events may have come after a poll there; one that no poll took until now is made as late as
+   * that on playback (after the run, or just before the input that clears it).
+   */
+  function undelivered(ops, drop) {
+    const pending = [];
+    for (const [message, list] of queued) {
+      if (!ops.includes(inputs[list[0]].op)) continue;
+      pending.push(...list);
+      if (drop) queued.delete(message);
+    }
+    for (const n of pending.sort((x, y) => x - y)) {
+      const from = steps.findLastIndex((s) => s[0] === "i" && s[1] === n);
+      if (from < steps.length - 1) write(["mv", from, steps.length - 1]);
+    }
   }
 
   function listener(event) {
@@ -289,6 +330,11 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
     if (typeof type !== "string" || type === "message_update" || type === "tool_execution_update") return;
     const id = type === "message_start" || type === "message_end" ? event.message?.role : event.toolCallId;
     write(["st", typeof id === "string" ? ["a", type, id] : ["a", type]]);
+    if (type === "message_start" && startRequest !== undefined && id === "assistant") {
+      const message = safeClone(event.message);
+      if (message !== undefined) write(["qs", startRequest, "start", message]);
+      startRequest = undefined;
+    }
     if (type === "message_end" && cutRequest !== undefined && id === "assistant") {
       const partial = safeClone(event.message);
       if (partial !== undefined) write(["qs", cutRequest, "cut", { partial }]);
@@ -301,6 +347,7 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
       runInput = lastRunInput;
     } else if (type === "message_start") delivered(event.message);
     else if (type === "agent_end") {
+      undelivered(QUEUES, false);
       running = false;
       write(["running", false]);
       known = agent.state.messages.slice();
@@ -367,6 +414,7 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
       agent[op] = function (...args) {
         if (!loaded && (op === "prompt" || op === "continue")) return original.apply(agent, args);
         idleChanges();
+        if (CLEARS[op]) undelivered(CLEARS[op], true);
         const fields = {};
         if (op === "prompt") {
           if (typeof args[0] === "string") {
