@@ -142,3 +142,28 @@ async function countEvents(script, tools, agentOptions) {
   await a.prompt("go");
   return n;
 }
+
+test("a stream that ignores the abort and goes on changing its message does not change the transcript after the run", async () => {
+  let reached;
+  const atGate = new Promise((r) => (reached = r));
+  let open;
+  const gate = new Promise((r) => (open = r));
+  const stream = scripted([{ text: "an answer that goes on after the abort", ignoreAbort: true }], {
+    gate: (k, j) => (j === 4 ? (reached(), gate) : undefined),
+  });
+  const { a } = await recordAndReplay({
+    stream,
+    partials: false,
+    drive: async (a) => {
+      const run = a.prompt("go");
+      await atGate;
+      a.abort();
+      await run;
+      const shown = textOf(a.state.messages[2]);
+      open();
+      await ticks(30);
+      assert.equal(textOf(a.state.messages[2]), shown, "the aborted message is the run's, not the stream's later one");
+    },
+  });
+  assert.equal(a.state.messages[2].errorMessage, "Request was aborted");
+});
