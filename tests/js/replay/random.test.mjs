@@ -88,7 +88,7 @@ async function runSeed(seed) {
   const log = recorder.export();
   const b = new Agent({ streamFn: noStream });
   const replayed = trace(b, { partials: false });
-  const replay = createReplay(log, { stallMs: 2000 });
+  const replay = createReplay(log);
   await replay.play(b).catch(() => {});
   assert.equal(replay.divergence?.message, undefined, `seed ${seed}`);
   assert.deepEqual(replayed, recorded, `seed ${seed}: the replay emits the recorded events`);
