@@ -18,14 +18,14 @@ const RELEASES = new Set(["o", "u", "r", "d", "i"]);
 const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 const noop = () => {};
 
+/** Inputs a WorkerAgent's main thread makes (it holds the runs and the transcript). */
+const MAIN_THREAD_INPUTS = new Set(["prompt", "continue", "messages", "reset"]);
+
 /**
  * Plays a log (read by `readReplayLog`) back. `timing: "instant"` (default) answers at full speed;
  * `"recorded"` waits the recorded delays, divided by `speed`. Returns `{ streamFn, tools,
  * beforeToolCall, attach(agent), play(agent), divergence }`.
  */
-/** Inputs a WorkerAgent's main thread makes (it holds the runs and the transcript). */
-const MAIN_THREAD_INPUTS = new Set(["prompt", "continue", "messages", "reset"]);
-
 export function createPlayer(data, options = {}) {
   const { timing = "instant", speed = 1, onDivergence, stallMs = 10_000 } = options;
   // Internal, for the worker half of a WorkerAgent's playback (in-worker.js): `delegate(input, n)`
