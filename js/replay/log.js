@@ -45,8 +45,12 @@ export const errorText = (err) => {
 /** The inputs a recorder records, and what each one carries. */
 export const INPUT_OPS = ["prompt", "continue", "steer", "followUp", "abort", "clearSteeringQueue", "clearFollowUpQueue",
   "clearAllQueues", "reset", "messages", "model", "tools", "runToolCall", "lost"];
-/** Inputs made only while the agent is idle: playback waits for the agent to be idle first. */
-export const IDLE_OPS = new Set(["prompt", "continue", "reset", "messages", "model", "tools", "runToolCall"]);
+/**
+ * Inputs made only while the agent is idle (a recorder writes the app's edits of the transcript and
+ * model as it finds them before an input made while idle): playback waits for the agent to be idle
+ * first. The tools may be set at any time.
+ */
+export const IDLE_OPS = new Set(["prompt", "continue", "reset", "messages", "model", "runToolCall"]);
 
 /** What a step is, in words (for divergence reports). */
 export function describeStep(step, log) {

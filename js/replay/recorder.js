@@ -298,7 +298,12 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
     const from = steps.findLastIndex((s) => s[0] === "i" && s[1] === n);
     const op = inputs[n].op;
     // Never past a message queued after it on the same queue (the queue's order)…
-    for (let j = from + 1; j < at; j++) if (steps[j][0] === "i" && inputs[steps[j][1]].op === op) at = j;
+    for (let j = from + 1; j < at; j++) {
+      if (steps[j][0] === "i" && inputs[steps[j][1]].op === op) {
+        at = j;
+        break;
+      }
+    }
     // …and after the ones queued before it that were moved there.
     while (at < steps.length && steps[at][0] === "i" && steps[at][1] < n && QUEUES.includes(inputs[steps[at][1]].op)) at++;
     if (at <= from + 1) return;

@@ -121,3 +121,21 @@ test("continue() after a tool result set by the app, and reset() between runs", 
     },
   });
 });
+
+test("tools set while a run goes on take effect at the next run, as recorded", async () => {
+  const first = [tool("one", async () => (await sleep(5), ok("one ran")))];
+  const stream = scripted([{ text: "calling", calls: [{ id: "o1", name: "one" }] }, { text: "done" }, { text: "second run" }]);
+  await recordAndReplay({
+    stream,
+    tools: first,
+    drive: async (a) => {
+      const run = a.prompt("go");
+      await until(() => a.state.pendingToolCalls.size > 0);
+      a.state.tools = [...a.state.tools, tool("two", async () => ok("two ran"))];
+      await run;
+      await a.prompt("again");
+    },
+  });
+  // The second run's request declares the new tool.
+  assert.ok(stream.contexts[2].some((m) => m.role === "system" && m.toolsAdded?.some((t) => t.name === "two")));
+});
