@@ -1,18 +1,15 @@
-// The player: a stream function, tool stand-ins and a `beforeToolCall` that answer from a log,
-// and `play(agent)`, which walks the log's steps (log.js) in order: each step the agent takes by
+// The player: `play(agent)` gives the agent the log's stand-ins (stand-ins.js) and walks the log's
+// steps (log.js) in order: each step the agent takes by
 // itself (a request, a read of its stream, a tool call, an event) is awaited and checked, and
 // each step the world took (a stream item, a tool's update or result, a decision, a user's input)
 // is made when its turn comes, before anything after it. So an input lands between the same two
 // things as in the recorded run, and a tool's result that came after an abort comes after it again.
 import { RUN_TOOL_CALL } from "../../src/agent/state.js";
 import { IDLE_OPS, clone, describeStep, errorText } from "./log.js";
-import { ReplayDivergenceError, contextDifference } from "./divergence.js";
-import { ReadStream, applyEvent, emptyMessage, errorStream, handled, replaceFields } from "./stream.js";
+import { ReplayDivergenceError } from "./divergence.js";
+import { createStandIns } from "./stand-ins.js";
 import { WORKER_SEAM, attachInWorker, playInWorker } from "./workers.js";
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const PARTIAL_EVENTS = new Set(["start", "text_start", "text_delta", "text_end", "thinking_start", "thinking_delta",
-  "thinking_end", "toolcall_start", "toolcall_delta", "toolcall_end"]);
 /** Steps the world takes, which playback makes (the others it waits for). */
 const RELEASES = new Set(["o", "u", "r", "d", "i"]);
 const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -40,13 +37,6 @@ export function createPlayer(data, options = {}) {
   /** `play()` walks the steps; otherwise every part answers from the log at once. */
   let strict = false;
   let i = 0;
-  let requestsMade = 0;
-  let callsMade = 0;
-  let decisionsMade = 0;
-  /** Per request, its stand-in stream; per call and decision, its pending stand-in. */
-  const streams = [];
-  const calls = [];
-  const decisions = [];
   /** Items of the current "e" step the loop has still to read. */
   let reading = 0;
   /** A release waiting for its recorded delay, or an input for the agent to be idle. */
@@ -63,7 +53,7 @@ export function createPlayer(data, options = {}) {
   let finish;
   const finished = new Promise((resolve) => (finish = resolve));
 
-  const request = () => (requestsMade > 0 ? requestsMade : undefined);
+  const request = () => (streams.length > 0 ? streams.length : undefined);
   const diverge = (what, at = request()) => {
     if (divergence) return divergence;
     divergence = new ReplayDivergenceError(`Replay diverged${at === undefined ? "" : ` at request ${at}`}: ${what}`, at);
@@ -372,224 +362,14 @@ export function createPlayer(data, options = {}) {
   }
 
   // ---- the stand-ins -------------------------------------------------------------------------
-  /** Request `k`'s stream, fed from the log as its steps come (or all at once outside `play`). */
-  function standInStream(k, model) {
-    const q = data.requests[k];
-    const partial = emptyMessage(model);
-    const raw = [];
-    const items = q.events.map(([, event, block]) => ({ value: event, block }));
-    if (q.ended) items.push({ done: true });
-    else if (q.thrown !== undefined) items.push({ thrown: true, text: q.thrown });
-    let terminal;
-    let resolveOpen;
-    const stream = new ReadStream(
-      (item) => {
-        if (item.value !== undefined) {
-          const event = item.value;
-          applyEvent(partial, raw, event, item.block);
-          if (event.type === "done") terminal = event.message;
-          else if (event.type === "error") terminal = event.error;
-        }
-        mark(["e", k, 1]);
-      },
-      () => {
-        if (q.cut?.partial) replaceFields(partial, clone(q.cut.partial));
-        mark(["x", k]);
-      },
-      () => {
-        if (q.finalError !== undefined) return Promise.reject(new Error(q.finalError));
-        if (q.final !== undefined) return Promise.resolve(clone(q.final));
-        if (terminal !== undefined) return Promise.resolve(terminal);
-        // Read to its end without a final message: the loop reports it as it did in the recording.
-        return new Promise(noop);
-      },
-    );
-    const s = {
-      stream,
-      released: 0,
-      opened: undefined,
-      /** Hands the loop the next recorded item. */
-      release() {
-        const item = items[this.released++];
-        if (item === undefined) return;
-        if (item.thrown) return stream.push({ thrown: true, error: new Error(item.text) });
-        if (item.done) return stream.push(item);
-        const event = clone(item.value);
-        // The message the provider began with, as the agent copied it (or as the event had it).
-        const started = event.type === "start" ? (q.start !== undefined ? clone(q.start) : event.partial) : undefined;
-        if (started !== null && typeof started === "object") replaceFields(partial, started);
-        if (PARTIAL_EVENTS.has(event.type)) event.partial = partial;
-        stream.push({ value: event, block: item.block });
-      },
-      open() {
-        if (q.rejected !== undefined) resolveOpen?.(Promise.reject(new Error(q.rejected)));
-        else resolveOpen?.(stream);
-      },
-      fail(error) {
-        stream.push({ value: { type: "error", reason: "error", error: { ...partial, stopReason: "error", errorMessage: error.message } } });
-        stream.push({ done: true });
-        resolveOpen?.(errorStream(model, error.message));
-      },
-      result() {
-        if (!q.async) return stream;
-        return new Promise((resolve) => (resolveOpen = resolve));
-      },
-    };
-    return s;
-  }
-
-  function streamFn(model, context) {
-    // The rest of a run the recording lost is not in the log: it ends as aborted.
-    if (lost) return errorStream(model, "Request was aborted", "aborted");
-    const k = requestsMade++;
-    if (divergence) return errorStream(model, divergence.message);
-    const messages = Array.isArray(context?.messages) ? context.messages : [];
-    const q = data.requests[k];
-    const s = q ? standInStream(k, model) : undefined;
-    streams[k] = s;
-    const out = s?.result();
-    if (strict && !call(["s", k])) return errorStream(model, divergence.message);
-    const diff = contextDifference(data.requests, k, model, messages);
-    if (diff !== undefined) return errorStream(model, diverge(diff).message);
-    if (q.notStream) return {};
-    if (q.rejected !== undefined && !q.async) throw new Error(q.rejected);
-    if (!strict) {
-      // Outside `play`: the whole recorded stream at once (with its recorded delays).
-      (async () => {
-        let last = 0;
-        for (let j = 0; j < q.events.length + 1; j++) {
-          const t = q.events[Math.min(j, q.events.length - 1)]?.[0] ?? 0;
-          if (timed && t > last) await sleep((t - last) / pace);
-          last = t;
-          if (divergence) return;
-          if (q.cut !== undefined && j >= q.events.length) return;
-          s.release();
-        }
-      })();
-      if (q.async) s.open();
-    }
-    return out;
-  }
-
-  /** Tool call `k`'s stand-in while it runs; `entry` is its log entry. */
-  function pendingCall(k, entry, onUpdate) {
-    let resolve;
-    let reject;
-    const promise = new Promise((res, rej) => ((resolve = res), (reject = rej)));
-    const c = {
-      sent: 0,
-      done: false,
-      promise,
-      update() {
-        const u = entry.updates[this.sent++];
-        if (u !== undefined) onUpdate?.(clone(u[1]));
-      },
-      settle() {
-        this.done = true;
-        if (entry.ok) resolve(clone(entry.result));
-        else reject(new Error(entry.error));
-      },
-      fail(error) {
-        if (!this.done) reject(error);
-        this.done = true;
-      },
-    };
-    handled(promise);
-    return c;
-  }
-
-  /** The outcome of a stand-in as the recorded part gave it: at once when it settled during the call. */
-  function outcome(c, entry) {
-    if (entry.async || !c.done) return c.promise;
-    if (entry.ok) return clone(entry.result);
-    throw new Error(entry.error);
-  }
-
-  const byId = (list, id, used) => list.findIndex((x, k) => x.id === id && !used.has(k));
-  const usedCalls = new Set();
-  const usedDecisions = new Set();
-
-  function standIn(d) {
-    return {
-      ...clone(d),
-      execute(toolCallId, params, signal, onUpdate) {
-        if (lost) throw new Error("Operation aborted");
-        const k = callsMade++;
-        if (divergence) throw divergence;
-        const at = strict ? k : byId(data.calls, toolCallId, usedCalls);
-        const entry = data.calls[at];
-        if (!entry) throw diverge(`tool call ${toolCallId} (${d.name}) is not in the log`);
-        usedCalls.add(at);
-        if (entry.id !== String(toolCallId) || entry.name !== d.name || JSON.stringify(entry.args) !== JSON.stringify(params)) {
-          throw diverge(`tool call ${entry.id}: recorded ${entry.name}(${JSON.stringify(entry.args)}), got ${toolCallId}: ${d.name}(${JSON.stringify(params)})`);
-        }
-        const c = pendingCall(at, entry, onUpdate);
-        calls[at] = c;
-        if (strict) {
-          if (!call(["c", at])) throw divergence;
-          return outcome(c, entry);
-        }
-        return (async () => {
-          let last = 0;
-          for (const [t] of entry.updates) {
-            if (timed && t > last) await sleep((t - last) / pace);
-            last = t;
-            c.update();
-          }
-          if (timed && (entry.ms ?? 0) > last) await sleep(((entry.ms ?? 0) - last) / pace);
-          if (entry.ok === undefined) return new Promise(noop);
-          c.settle();
-          return c.promise;
-        })();
-      },
-    };
-  }
-  const standIns = (declared) => declared.map(standIn);
-  const tools = standIns(data.tools);
-
-  function beforeToolCall(context) {
-    if (lost) throw new Error("Operation aborted");
-    const k = decisionsMade++;
-    if (divergence) throw divergence;
-    const id = context?.toolCall?.id;
-    const at = strict ? k : byId(data.decisions, id, usedDecisions);
-    const entry = data.decisions[at];
-    if (!entry) {
-      if (strict) throw diverge(`beforeToolCall for ${id} is not in the log`);
-      return undefined;
-    }
-    usedDecisions.add(at);
-    if (entry.id !== id) throw diverge(`beforeToolCall: recorded ${entry.id}, got ${id}`);
-    let resolve;
-    let reject;
-    const promise = handled(new Promise((res, rej) => ((resolve = res), (reject = rej))));
-    const pending = {
-      done: false,
-      promise,
-      settle() {
-        this.done = true;
-        if (entry.ok) resolve(entry.r == null ? undefined : clone(entry.r));
-        else reject(new Error(entry.error));
-      },
-      fail(error) {
-        if (!this.done) reject(error);
-        this.done = true;
-      },
-    };
-    decisions[at] = pending;
-    if (strict) {
-      if (!call(["b", at])) throw divergence;
-      if (entry.async || !pending.done) return promise;
-      if (entry.ok) return entry.r == null ? undefined : clone(entry.r);
-      throw new Error(entry.error);
-    }
-    if (entry.ok === undefined) return new Promise(noop);
-    return (async () => {
-      if (timed && entry.ms > 0) await sleep(entry.ms / pace);
-      pending.settle();
-      return promise;
-    })();
-  }
+  const { streams, calls, decisions, streamFn, standIns, tools, beforeToolCall } = createStandIns(data, {
+    strict: () => strict,
+    divergence: () => divergence,
+    lost: () => lost,
+    diverge: (what) => diverge(what),
+    call,
+    mark,
+  }, { timed, pace });
 
   // ---- attaching and playing -----------------------------------------------------------------
   /** Sets the agent's stream function, tools and (when the log has decisions) `beforeToolCall`. */
