@@ -9,6 +9,7 @@
 import * as core from "../index.js";
 import { TAG, EXPLICIT, HOOKS, Refs, pack, unpack, packError, unpackError } from "./protocol.js";
 import { RUN_TOOL_CALL } from "../../src/agent/state.js";
+import { workerExtension } from "./extension-halves.js";
 
 /**
  * Serves the WorkerAgent that created this worker. `setup` is an object, or a
@@ -373,6 +374,9 @@ export function serveAgent(setup, scope = globalThis) {
         try {
           agent.reset();
         } catch {}
+        break;
+      case "ext":
+        workerExtension(msg.name)?.(msg.v, { agent, post: (v) => post({ op: "ext", name: msg.name, v }) });
         break;
       case "keep":
         refs.keep(msg.ids);

@@ -5,6 +5,7 @@
 // from the events the worker posts (what changed since the last event), and
 // runs the tools, hooks and listeners the app gave it when the worker asks.
 import { TAG, EXPLICIT, HOOKS, Refs, pack, unpack, packError, unpackError } from "./protocol.js";
+import { WORKER_EXTENSION } from "./extensions.js";
 // The rules the in-page Agent uses, from the same files (pkg/snippets; they load no wasm).
 import { EMPTY_USAGE } from "../../src/js/events.js";
 import { defaultConvertToLlm } from "../../src/agent_loop/loop.js";
@@ -85,6 +86,8 @@ export class WorkerAgent {
   /** Tool calls run outside a run (`RUN_TOOL_CALL`), by id: their promise's settlers. */
   #toolRuns = new Map();
   #toolRunId = 0;
+  /** Extensions' main-thread halves, by name (extensions.js). */
+  #extensions = new Map();
 
   constructor(options) {
     if (options == null || typeof options !== "object") throw new TypeError("WorkerAgentOptions must be an object");
@@ -273,6 +276,7 @@ export class WorkerAgent {
         workerOptions: this.#workerOptions,
       },
     });
+    for (const half of this.#extensions.values()) half.started();
   }
   #dead;
   // Until the worker says it listens (a module worker whose imports await misses earlier messages).
@@ -348,6 +352,9 @@ export class WorkerAgent {
         return;
       case "kept":
         this.#refs.settle();
+        return;
+      case "ext":
+        this.#extensions.get(msg.name)?.message(msg.v);
         return;
       case "toolRan": {
         const t = this.#toolRuns.get(msg.id);
@@ -750,6 +757,11 @@ export class WorkerAgent {
       this.#post({ op: "abort", rets: held });
     };
     send();
+  }
+  /** The seam of optional entries with a half in the worker (extensions.js). */
+  [WORKER_EXTENSION](name, half) {
+    this.#extensions.set(name, half);
+    return (v) => this.#post({ op: "ext", name, v });
   }
   /** The seam pi-agent-wasm/session wraps `beforeToolCall` through (src/agent/state.js). */
   [WRAP_BEFORE_TOOL_CALL](wrap) {
