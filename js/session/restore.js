@@ -1,0 +1,45 @@
+// Restore: reading a session's log and putting its conversation into the agent, made valid for
+// the next request (log.js `restoreFrom` decides what each cut call and answer becomes).
+import { SessionLogError, foldLog, logHeader, readLog, restoreFrom } from "./log.js";
+
+/**
+ * Reads session `id`'s log: `{ text, records, header, dropped }`. A store's failure is given to
+ * `fail` and reads as an empty log; a log of another version gives `undefined`.
+ */
+export async function readSession(store, id, fail) {
+  try {
+    const text = String((await store.load(id)) ?? "");
+    return { text, ...readLog(text) };
+  } catch (err) {
+    fail(err);
+    return err instanceof SessionLogError ? undefined : { text: "", records: [], header: false, dropped: 0 };
+  }
+}
+
+/**
+ * Puts the conversation of `log` into `agent`: transcript, model settings and queues.
+ * `replaySafe(name)` tells whether a tool may run again after a reload. Returns what the session
+ * shows (`restored`, `interrupted`, `pending`, `dropped`) and `from`, what the log holds once
+ * repaired, for the writer (see writer.js `createWriter`).
+ */
+export function restoreInto(agent, log, replaySafe) {
+  const folded = foldLog(log.records);
+  const length = log.text.length - log.dropped;
+  const from = { mirror: folded.messages, steering: [], followUps: [], length };
+  // A log that is new, or whose tail was torn, is rewritten from what was read (once).
+  if (!log.header || log.dropped > 0) from.repair = log.header ? log.text.slice(0, length) : logHeader();
+  const out = { restored: false, interrupted: false, pending: [], dropped: log.dropped, from };
+  if (!log.header) return out;
+  const restored = restoreFrom(folded, replaySafe);
+  out.restored = true;
+  out.interrupted = restored.interrupted;
+  out.pending = restored.pending;
+  agent.state.messages = restored.messages;
+  if (folded.model !== undefined) agent.state.model = folded.model;
+  if (folded.thinkingLevel !== undefined) agent.state.thinkingLevel = folded.thinkingLevel;
+  agent.clearAllQueues();
+  for (const m of folded.steering) agent.steer(m);
+  for (const m of folded.followUp) agent.followUp(m);
+  Object.assign(from, { steering: folded.steering, followUps: folded.followUp, model: folded.model, thinkingLevel: folded.thinkingLevel });
+  return out;
+}

@@ -1,0 +1,140 @@
+// pi-agent-wasm/session's store in IndexedDB (the default in browsers): a session's log as rows of
+// text keyed by [session id, n], so a write adds what it appends, whatever the log's length.
+
+const request = (r) =>
+  new Promise((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+const done = (tx) =>
+  new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    // A failed request's error reaches the transaction before the transaction has one of its own.
+    tx.onerror = (event) => reject(event.target?.error ?? tx.error);
+    tx.onabort = () => reject(tx.error ?? new Error("IndexedDB transaction aborted"));
+  });
+
+// Rows as long as Chromium stores them without copying them into a Blob first (a value of more
+// than 64 KiB), which costs the main thread about twice as much per character; each row also
+// costs a fixed amount, so they are no shorter (a 1 MB answer: ~1.5 ms in rows of 64,000
+// characters, ~1.8 in rows of 32,000, ~3.3 as one value). A string holding a character above
+// U+00FF takes two bytes per character, so its rows are half as long. WIDE finds one: on a string
+// V8 holds as one byte per character the test returns at once, whatever its length.
+const ROW_CHARS = 64_000;
+const WIDE_ROW_CHARS = 32_000;
+const WIDE = /[^\0-\xff]/;
+
+/** The keys of session `id`'s rows: `[id, n]`, n counting from 0 in the log's order. */
+const rowsOf = (id) => IDBKeyRange.bound([id, -Infinity], [id, Infinity]);
+
+/** Adds `text` to `store` as rows of session `id` numbered from `n`, in order; gives the next number. */
+function addRows(store, id, text, n) {
+  const size = text.length <= WIDE_ROW_CHARS || WIDE.test(text) ? WIDE_ROW_CHARS : ROW_CHARS;
+  if (text.length <= size) store.add(text, [id, n++]);
+  else for (let at = 0; at < text.length; at += size) store.add(text.slice(at, at + size), [id, n++]);
+  return n;
+}
+
+/**
+ * Version 1 kept rows as `{ s: id, d: text }` under an index on `s`. An index makes every `add`
+ * copy its value once more (IndexedDB reads index keys from a clone of the value), so version 2
+ * keys each row by `[id, n]` and stores the text alone. Moves version 1's rows, in order.
+ */
+function upgrade(db, tx, oldVersion) {
+  if (!db.objectStoreNames.contains("rows")) db.createObjectStore("rows");
+  if (oldVersion !== 1 || !db.objectStoreNames.contains("chunks")) return;
+  const rows = tx.objectStore("rows");
+  const next = new Map();
+  const cursor = tx.objectStore("chunks").openCursor();
+  cursor.onsuccess = () => {
+    const c = cursor.result;
+    if (!c) return void db.deleteObjectStore("chunks");
+    const { s, d } = c.value ?? {};
+    if (typeof s === "string" && typeof d === "string") {
+      const n = next.get(s) ?? 0;
+      rows.add(d, [s, n]);
+      next.set(s, n + 1);
+    }
+    c.continue();
+  };
+}
+
+/**
+ * A store in IndexedDB (database `name`, default "pi-agent-wasm-sessions"): each write adds rows
+ * of appended text, so a write costs what it adds, whatever the log's length.
+ */
+export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
+  let db;
+  const open = () =>
+    (db ??= new Promise((resolve, reject) => {
+      const r = indexedDB.open(name, 2);
+      r.onupgradeneeded = (event) => upgrade(r.result, r.transaction, event.oldVersion);
+      r.onsuccess = () => {
+        // A tab of a later version upgrading the database waits for this connection to close: it
+        // closes (this store's next write then fails, and is reported once).
+        r.result.onversionchange = () => r.result.close();
+        resolve(r.result);
+      };
+      r.onerror = () => reject(r.error);
+      r.onblocked = () => reject(new Error(`IndexedDB database ${name} is blocked by another connection`));
+    }));
+  // The number of each session's next row, as this store last wrote it: a write then adds its
+  // rows at once, without first reading the last one (a stale number fails the write, see append).
+  const next = new Map();
+  const lastRow = async (store, id) => {
+    const last = await request(store.openKeyCursor(rowsOf(id), "prev"));
+    return last ? last.key[1] + 1 : 0;
+  };
+  /** Runs `f(store)` in a transaction; resolves when the transaction commits. */
+  const inTransaction = async (mode, f) => {
+    const t = (await open()).transaction("rows", mode);
+    // Both awaited together: a request's failure also aborts the transaction, and neither
+    // rejection may go unhandled.
+    const [out] = await Promise.all([f(t.objectStore("rows")), done(t)]);
+    return out;
+  };
+  // Per session, the rows this store last read: where the next one starts (its key's number and
+  // the characters before it), so that `loadFrom` reads only the rows added since.
+  const read = new Map();
+  /** The rows of `id` from row `n` on, joined; remembers where they end (`chars` before row `n`). */
+  const readRows = async (id, n, chars) => {
+    const [texts, keys] = await inTransaction("readonly", (store) => {
+      const range = IDBKeyRange.bound([id, n], [id, Infinity]);
+      return Promise.all([request(store.getAll(range)), request(store.getAllKeys(range))]);
+    });
+    const text = texts.join("");
+    read.set(id, { n: keys.length > 0 ? keys[keys.length - 1][1] + 1 : n, chars: chars + text.length });
+    return text;
+  };
+  return {
+    load: (id) => readRows(id, 0, 0),
+    async loadFrom(id, from) {
+      const last = read.get(id);
+      if (last !== undefined && last.chars === from) return readRows(id, last.n, from);
+      return (await readRows(id, 0, 0)).slice(from);
+    },
+    async append(id, text) {
+      for (let retried = false; ; retried = true) {
+        try {
+          const known = next.get(id);
+          next.set(id, await inTransaction("readwrite", async (store) => addRows(store, id, text, known ?? (await lastRow(store, id)))));
+          return;
+        } catch (err) {
+          next.delete(id);
+          // Another tab wrote the session since this store last did: number from what it holds.
+          if (retried || err?.name !== "ConstraintError") throw err;
+        }
+      }
+    },
+    async replace(id, text) {
+      next.delete(id);
+      read.delete(id);
+      next.set(id, await inTransaction("readwrite", (store) => (store.delete(rowsOf(id)), addRows(store, id, text, 0))));
+    },
+    async clear(id) {
+      next.delete(id);
+      read.delete(id);
+      await inTransaction("readwrite", (store) => void store.delete(rowsOf(id)));
+    },
+  };
+}

@@ -1,0 +1,14 @@
+// pi-agent-wasm/session's store in memory: for tests, Node, or a page that opts out of persistence.
+// Its logs live in the realm that made it, so a session on a WorkerAgent writes to it from the page.
+
+/** A store keeping sessions in memory (tests, Node, or a page that opts out of persistence). */
+export function memoryStore() {
+  const logs = new Map();
+  return {
+    load: async (id) => logs.get(id) ?? "",
+    loadFrom: async (id, from) => (logs.get(id) ?? "").slice(from),
+    append: async (id, text) => void logs.set(id, (logs.get(id) ?? "") + text),
+    replace: async (id, text) => void logs.set(id, text),
+    clear: async (id) => void logs.delete(id),
+  };
+}
