@@ -65,7 +65,12 @@ export interface Session {
   readonly remoteStreamingMessage: AgentMessage | undefined;
   /** The store's first failure. */
   readonly error: Error | undefined;
-  /** Runs the pending calls (through `beforeToolCall` again), adds their results, then `agent.continue()`. */
+  /**
+   * Runs the pending calls (through `beforeToolCall` again), adds their results, then `agent.continue()`.
+   * While calls wait, `agent.prompt()` first gives each an `isError` result saying the user moved on
+   * (`MOVED_ON_APPROVAL`, `MOVED_ON_CALL`; a call `resume()` asks about again is cancelled: its hook's signal
+   * aborts), and `agent.continue()` runs them as `resume()` does. `agent.abort()` ends a `resume()` that runs.
+   */
   resume(options?: { signal?: AbortSignal }): Promise<void>;
   /** Writes what is batched now. */
   flush(): Promise<void>;
@@ -90,3 +95,7 @@ export declare class SessionLogError extends Error {}
 export declare const INTERRUPTED_STREAM: string;
 /** The text of the result of a tool call cut off by a reload. */
 export declare const INTERRUPTED_TOOL: string;
+/** The text of the result of a restored call waiting for approval when the app prompted instead. */
+export declare const MOVED_ON_APPROVAL: string;
+/** The text of the result of a restored call that had not run when the app prompted instead. */
+export declare const MOVED_ON_CALL: string;

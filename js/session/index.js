@@ -7,27 +7,28 @@
 //   restore.js    reading the log and putting its conversation into the agent
 //   writer.js     what the agent does, as records batched in memory and appended to the store
 //   tabs.js       one leading tab per session (Web Locks); the others follow its writes
+//   waiting.js    the calls a reload left waiting: resume(), and what prompt() and continue() do to them
 //   own.js        the agent's methods a session replaces (its runs, its queues) and puts back
-// and this file, which joins them and resumes the calls a reload left waiting.
+// and this file, which joins them.
 // Built on the public Agent API (`subscribe`, `state`, `getSnapshot`, the queue methods) and a
 // seam of two symbol-keyed methods that `Agent` and `WorkerAgent` both implement (src/agent/state.js):
 // one wraps the `beforeToolCall` that runs call, one runs a restored tool call as a run would. So
 // the session takes either, and with a WorkerAgent, `resume()` runs its calls in the worker.
 import { RUN_TOOL_CALL, WRAP_BEFORE_TOOL_CALL } from "../../src/agent/state.js";
-import { logHeader, toolResultMessage } from "./log.js";
+import { logHeader } from "./log.js";
 import { memoryStore } from "./stores/memory.js";
 import { indexedDBStore } from "./stores/indexeddb.js";
 import { createWriter, replaceLog, REPLACED } from "./writer.js";
 import { readSession, restoreInto } from "./restore.js";
 import { createFollower, openChannel, tabLock, tabsName } from "./tabs.js";
 import { ownMethods } from "./own.js";
+import { createWaiting } from "./waiting.js";
 
 export { memoryStore, indexedDBStore };
 export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./log.js";
+export { MOVED_ON_APPROVAL, MOVED_ON_CALL } from "./waiting.js";
 
 const defaultStore = () => (typeof indexedDB === "object" && indexedDB ? indexedDBStore() : memoryStore());
-
-const RUN_METHODS = ["prompt", "continue"];
 
 /**
  * Attaches a durable session to `agent` and restores it from the store. Resolves once the
@@ -77,20 +78,21 @@ export async function attachSession(agent, options = {}) {
 
   // ---- restore
   const replaySafe = (name) => agent.state.tools.some((t) => t?.name === name && t.replay === "safe");
-  let pending = [];
   let interrupted = false;
   let restored = false;
   let dropped = 0;
 
-  // A following tab's runs are refused: the leading tab runs the session.
+  // The calls a reload left waiting, and the agent's runs: refused in a following tab (the leading
+  // tab runs the session), and kept valid for the next request while calls wait.
+  const waiting = createWaiting(agent, { notify, record: (r) => writer?.record(r), flush: () => writer?.flush() });
   const runs = ownMethods(agent);
-  const notLeader = () => Promise.reject(new Error(`pi-agent-wasm/session: session "${id}" is running in another tab`));
-  const blockRuns = (block) => {
-    for (const name of RUN_METHODS) {
-      if (block) runs.set(name, notLeader);
-      else runs.restore(name);
-    }
-  };
+  const refused = () =>
+    leader
+      ? undefined
+      : Promise.reject(new Error(`pi-agent-wasm/session: session "${id}" ${takingOver ? "is being restored" : "is running in another tab"}`));
+  waiting.wrap(runs, refused);
+  // What runs call as beforeToolCall: the app's hook, its waits written to the log and tracked.
+  agent[WRAP_BEFORE_TOOL_CALL]((hook) => waiting.track(writer ? writer.wrapBeforeToolCall(hook) : hook));
 
   const follower = createFollower({ agent, store, id, fail, notify, following: () => !leader && !takingOver && !detached });
 
@@ -101,10 +103,10 @@ export async function attachSession(agent, options = {}) {
     let from;
     if (log) {
       const out = restoreInto(agent, log, replaySafe);
-      ({ restored, interrupted, pending, dropped, from } = out);
+      ({ restored, interrupted, dropped, from } = out);
+      waiting.set(out.pending);
     }
     leader = true;
-    blockRuns(false);
     follower.stop();
     if (locks && !channel) channel = openChannel(name);
     if (!failed && from) {
@@ -120,7 +122,6 @@ export async function attachSession(agent, options = {}) {
   const lock = locks && tabLock(locks, name);
   if (!lock || (await lock.tryLead())) await becomeLeader();
   else {
-    blockRuns(true);
     channel = openChannel(name);
     if (channel) channel.onmessage = (event) => void (!detached && follower.heard(event.data));
     await follower.show();
@@ -128,26 +129,9 @@ export async function attachSession(agent, options = {}) {
     lock.waitToLead(() => (detached ? undefined : becomeLeader()));
   }
 
-  async function resume({ signal } = {}) {
+  async function resume(options) {
     if (!leader) throw new Error(`pi-agent-wasm/session: session "${id}" is running in another tab`);
-    const calls = pending;
-    pending = [];
-    notify();
-    for (const { toolCall, assistantMessage } of calls) {
-      writer?.record({ t: "ts", id: toolCall.id });
-      let outcome;
-      try {
-        outcome = await agent[RUN_TOOL_CALL](toolCall, assistantMessage, signal);
-      } catch (err) {
-        outcome = { result: { content: [{ type: "text", text: err instanceof Error ? err.message : String(err) }], details: {} }, isError: true };
-      }
-      const message = toolResultMessage(toolCall, outcome.result, outcome.isError);
-      agent.state.messages = [...agent.state.messages, message];
-    }
-    writer?.flush();
-    if (signal?.aborted) return;
-    const last = agent.state.messages[agent.state.messages.length - 1];
-    if (calls.length > 0 || last?.role === "toolResult") await agent.continue();
+    return waiting.resume(options);
   }
 
   const session = {
@@ -166,11 +150,11 @@ export async function attachSession(agent, options = {}) {
     },
     /** Restored tool calls that still have to run (`resume()` runs them), in source order. */
     get pendingCalls() {
-      return pending;
+      return waiting.pending;
     },
     /** The pending calls that were waiting for approval in `beforeToolCall`. */
     get pendingApprovals() {
-      return pending.filter((p) => p.approval);
+      return waiting.pending.filter((p) => p.approval);
     },
     /** True in the tab that runs the session; the others follow it and may take over. */
     get isLeader() {
@@ -198,6 +182,7 @@ export async function attachSession(agent, options = {}) {
       await writer?.stop();
       detached = true;
       leader = false;
+      agent[WRAP_BEFORE_TOOL_CALL](undefined);
       runs.restoreAll();
       channel?.close();
       lock?.release();

@@ -8,7 +8,6 @@
 // streamed from `agent.state.streamingMessage`. Each finished message is written once; the
 // streaming answer as the text it grew by since the last write (the finished answer refers to
 // that text instead of repeating it).
-import { WRAP_BEFORE_TOOL_CALL } from "../../src/agent/state.js";
 import { logLine, pushRecord } from "./log.js";
 import { ownMethods } from "./own.js";
 
@@ -360,9 +359,10 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
     }
   }
 
-  // ---- beforeToolCall: what runs call is wrapped, so a call waiting for approval is in the log
-  // (the app still reads and sets its own hook)
-  const wrap = (hook) =>
+  // ---- beforeToolCall: what runs call is wrapped (through the agent's WRAP_BEFORE_TOOL_CALL seam,
+  // which the writer's owner sets), so a call waiting for approval is in the log. The approval
+  // request is written before the app is asked: a reload while its dialog shows keeps it.
+  const wrapBeforeToolCall = (hook) =>
     typeof hook !== "function"
       ? hook
       : async (context, signal) => {
@@ -380,7 +380,6 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
             if (writing()) push({ t: "tg", id: callId, ok });
           }
         };
-  agent[WRAP_BEFORE_TOOL_CALL](wrap);
 
   // ---- the queues
   const own = ownMethods(agent);
@@ -417,6 +416,7 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
 
   return {
     flush,
+    wrapBeforeToolCall,
     /** Adds `record` to the batch, written within a macrotask (a restored call started again). */
     record(record) {
       if (!writing()) return;
@@ -441,7 +441,6 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
       removeHide();
       unsubscribeEvents();
       unwatch();
-      agent[WRAP_BEFORE_TOOL_CALL](undefined);
       own.restoreAll();
     },
   };
