@@ -8,8 +8,11 @@ import type { Agent, AgentMessage, AgentToolCall, AssistantMessage } from "../in
 export interface SessionStore {
   /** The log's text, or "" when there is none. */
   load(id: string): Promise<string> | string;
-  /** Appends `text` (whole lines) to the log. */
-  append(id: string, text: string): Promise<void> | void;
+  /**
+   * Appends `text` (whole records) to the log. `options.length`: the length of the log the session believes it extends
+   * (the characters it read, plus those it wrote since); a store that checks it may reject a stale write.
+   */
+  append(id: string, text: string, options?: { length: number }): Promise<void> | void;
   /** Deletes the log. */
   clear(id: string): Promise<void> | void;
   /**
@@ -17,8 +20,8 @@ export interface SessionStore {
    * tab's session reads only what was appended since its last read with it, and the whole log again without it.
    */
   loadFrom?(id: string, from: number): Promise<string> | string;
-  /** Replaces the log with `text`, atomically if the backend can (used once to repair a torn tail). */
-  replace?(id: string, text: string): Promise<void> | void;
+  /** Replaces the log with `text`, atomically if the backend can (to repair a damaged log, and by `clear()`). */
+  replace?(id: string, text: string, options?: { length: number }): Promise<void> | void;
 }
 
 /** Sessions in memory (tests, Node). */
@@ -33,7 +36,11 @@ export interface SessionOptions {
   store?: SessionStore;
   /** Longest time a change waits in memory before it is written (default 100 ms): the write waits for an idle moment within it. */
   flushMs?: number;
-  /** Called once with the store's first failure; the session stops writing, the agent keeps working. */
+  /**
+   * Called once with the store's first failure (the session stops writing, the agent keeps working), and with a
+   * `SessionLogError` when restoring finds records missing or damaged in the middle of the log (what precedes them is
+   * restored and the log repaired to it; the session keeps writing).
+   */
   onError?: (error: Error) => void;
   /** `false`: no Web Locks / BroadcastChannel coordination between tabs. */
   tabs?: boolean;
@@ -49,11 +56,11 @@ export interface PendingToolCall {
 
 export interface Session {
   readonly id: string;
-  /** The store held this session and the agent now holds its conversation. */
+  /** The store held records of this session and the agent now holds what they say. */
   readonly restored: boolean;
   /** Restoring cut an answer or a tool call that was in flight. */
   readonly interrupted: boolean;
-  /** Characters of a torn or corrupted log tail dropped at the last restore. */
+  /** Characters dropped at the last restore: a torn tail, or all that followed records missing or damaged. */
   readonly dropped: number;
   /** Restored calls to run, in source order: waiting for approval, never started, or `replay: "safe"`. */
   readonly pendingCalls: readonly PendingToolCall[];
@@ -78,7 +85,10 @@ export interface Session {
   subscribe(listener: (session: Session) => void): () => boolean;
   /** Writes what is batched, detaches from the agent, releases the tab lock. */
   detach(): Promise<void>;
-  /** Deletes the log (the agent keeps its state; the next write starts a new log). */
+  /**
+   * Empties the log. The agent keeps its state, and its next change writes its whole transcript again; a restore before
+   * that leaves the agent as it was configured.
+   */
   clear(): Promise<void>;
 }
 

@@ -15,7 +15,7 @@
 // one wraps the `beforeToolCall` that runs call, one runs a restored tool call as a run would. So
 // the session takes either, and with a WorkerAgent, `resume()` runs its calls in the worker.
 import { RUN_TOOL_CALL, WRAP_BEFORE_TOOL_CALL } from "../../src/agent/state.js";
-import { logHeader } from "./log.js";
+import { SessionLogError, logHeader } from "./log.js";
 import { memoryStore } from "./stores/memory.js";
 import { indexedDBStore } from "./stores/indexeddb.js";
 import { createWriter, replaceLog, REPLACED } from "./writer.js";
@@ -57,16 +57,19 @@ export async function attachSession(agent, options = {}) {
     }
   };
 
+  const report = (err) => {
+    try {
+      onError?.(err);
+    } catch (e) {
+      console.error("pi-agent-wasm/session onError:", e);
+    }
+  };
   // ---- failure: reported once, then the session stops writing and the agent keeps working
   let failed;
   const fail = (err) => {
     if (failed) return;
     failed = err instanceof Error ? err : new Error(String(err));
-    try {
-      onError?.(failed);
-    } catch (e) {
-      console.error("pi-agent-wasm/session onError:", e);
-    }
+    report(failed);
     notify();
   };
 
@@ -105,6 +108,8 @@ export async function attachSession(agent, options = {}) {
       const out = restoreInto(agent, log, replaySafe);
       ({ restored, interrupted, dropped, from } = out);
       waiting.set(out.pending);
+      // Records lost in the middle of the log: what precedes them is restored, and the log repaired to it.
+      if (out.damage) report(new SessionLogError(`session "${id}": ${out.damage}; restored the records before it (${dropped} characters dropped)`));
     }
     leader = true;
     follower.stop();
@@ -144,7 +149,7 @@ export async function attachSession(agent, options = {}) {
     get interrupted() {
       return interrupted;
     },
-    /** Characters lost from a torn or corrupted log tail at the last restore. */
+    /** Characters lost at the last restore: a torn tail, or all that followed records missing or damaged. */
     get dropped() {
       return dropped;
     },

@@ -17,24 +17,26 @@ export async function readSession(store, id, fail) {
 }
 
 /**
- * Puts the conversation of `log` into `agent`: transcript, model settings and queues.
- * `replaySafe(name)` tells whether a tool may run again after a reload. Returns what the session
- * shows (`restored`, `interrupted`, `pending`, `dropped`) and `from`, what the log holds once
- * repaired, for the writer (see writer.js `createWriter`).
+ * Puts the conversation of `log` into `agent`: transcript, model settings and queues, each when
+ * the log has it (a log that holds no transcript, such as one just cleared, leaves the agent's as
+ * it was configured). `replaySafe(name)` tells whether a tool may run again after a reload.
+ * Returns what the session shows (`restored`, `interrupted`, `pending`, `dropped`, `damage`) and
+ * `from`, what the log holds once repaired, for the writer (see writer.js `createWriter`).
  */
 export function restoreInto(agent, log, replaySafe) {
   const folded = foldLog(log.records);
-  const length = log.text.length - log.dropped;
-  const from = { mirror: folded.messages, steering: [], followUps: [], length };
-  // A log that is new, or whose tail was torn, is rewritten from what was read (once).
-  if (!log.header || log.dropped > 0) from.repair = log.header ? log.text.slice(0, length) : logHeader();
-  const out = { restored: false, interrupted: false, pending: [], dropped: log.dropped, from };
-  if (!log.header) return out;
-  const restored = restoreFrom(folded, replaySafe);
+  const from = { mirror: folded.messages, steering: [], followUps: [], length: log.text.length, count: log.records.length };
+  // A log that is new, or whose tail was torn or middle damaged, is rewritten from what was read (once).
+  if (!log.header || log.dropped > 0) from.repair = log.header ? log.text.slice(0, log.text.length - log.dropped) : logHeader();
+  const out = { restored: false, interrupted: false, pending: [], dropped: log.dropped, damage: log.damage, from };
+  if (!log.header || log.records.length === 0) return out;
   out.restored = true;
-  out.interrupted = restored.interrupted;
-  out.pending = restored.pending;
-  agent.state.messages = restored.messages;
+  if (folded.transcript) {
+    const restored = restoreFrom(folded, replaySafe);
+    out.interrupted = restored.interrupted;
+    out.pending = restored.pending;
+    agent.state.messages = restored.messages;
+  }
   if (folded.model !== undefined) agent.state.model = folded.model;
   if (folded.thinkingLevel !== undefined) agent.state.thinkingLevel = folded.thinkingLevel;
   agent.clearAllQueues();

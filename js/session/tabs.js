@@ -57,7 +57,7 @@ export function createFollower({ agent, store, id, fail, notify, following }) {
   let remoteStreaming;
   let reading = false;
   let readAgain = false;
-  // The leader's log as read so far: its fold and how many characters it holds; `replacements`
+  // The leader's log as read so far: its fold, how many characters and records it holds; `replacements`
   // counts the leader's rewrites, after which it is read again from its start.
   let followed;
   let replacements = 0;
@@ -81,16 +81,17 @@ export function createFollower({ agent, store, id, fail, notify, following }) {
         return undefined;
       }
       if (replacements !== seen) return undefined;
-      const { records, dropped } = readLog(text, true);
+      const { records, dropped } = readLog(text, true, f.count);
       for (const r of records) f.fold.apply(r);
       f.at += text.length - dropped;
+      f.count += records.length;
       return f.fold.state;
     }
     const log = await readSession(store, id, fail);
     if (!log || replacements !== seen) return undefined;
     const fold = createFold();
     for (const r of log.records) fold.apply(r);
-    followed = { fold, at: log.text.length - log.dropped };
+    followed = { fold, at: log.text.length - log.dropped, count: log.records.length };
     return fold.state;
   }
 
@@ -107,7 +108,8 @@ export function createFollower({ agent, store, id, fail, notify, following }) {
       const folded = await readFollowed();
       if (!following()) break;
       if (!folded) continue;
-      if (folded.messages !== shown.array || folded.messages.length !== shown.length) {
+      // A log that holds no transcript (just cleared) leaves the agent's as it is.
+      if (folded.transcript && (folded.messages !== shown.array || folded.messages.length !== shown.length)) {
         agent.state.messages = folded.messages;
         shown.array = folded.messages;
         shown.length = folded.messages.length;

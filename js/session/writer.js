@@ -8,11 +8,19 @@
 // streamed from `agent.state.streamingMessage`. Each finished message is written once; the
 // streaming answer as the text it grew by since the last write (the finished answer refers to
 // that text instead of repeating it).
-import { logLine, pushRecord } from "./log.js";
+import { logLine, numberLine, pushRecord } from "./log.js";
 import { ownMethods } from "./own.js";
 
 /** What a leading tab tells the others after it rewrote the log (after an append: the appended length). */
 export const REPLACED = "replaced";
+
+/**
+ * Set to `true` on a store whose writes land in the order they are called, even when a write is
+ * called before the one before it settled (the IndexedDB store: its transactions commit in the
+ * order they began). The writer then begins each write at once: a write begun as the page goes
+ * away (pagehide) is not left waiting behind one in flight, which the page would never start.
+ */
+export const ORDERED_WRITES = Symbol.for("pi-agent-wasm.sessionStoreOrdersWrites");
 
 // The Agent shows only the next queued delivery: the writer keeps its own copy of the queues.
 const QUEUE_METHODS = ["steer", "followUp", "clearSteeringQueue", "clearFollowUpQueue", "clearAllQueues", "reset"];
@@ -34,8 +42,8 @@ export const replaceLog = (store, id, text, length) =>
 /**
  * Starts writing `agent`'s session `id` to `store`. `from` is what the log holds, as restore read it:
  * `mirror` (its transcript), `steering`, `followUps`, `model`, `thinkingLevel`, `length` (its length in
- * characters) and `repair` (text to replace the log with first: a new log's header, a damaged log's
- * good part). `onFail(error)` is called once, with the store's first failure; the writer stops then.
+ * characters), `count` (its records) and `repair` (text to replace the log with first: a new log's
+ * header, a damaged log's good part). `onFail(error)` is called once, with the store's first failure; the writer stops then.
  * `broadcast(message)` tells the other tabs what changed (an appended length, or REPLACED).
  */
 export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcast = () => {}, from = {} }) {
@@ -45,6 +53,8 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
   let chain = Promise.resolve();
   // The log's length as this writer knows it: what restore read, plus what it wrote since.
   let length = from.length ?? 0;
+  // The records the log holds: each record written is numbered with its position (log.js).
+  let count = from.count ?? 0;
 
   const fail = (err) => {
     if (failed) return;
@@ -216,8 +226,9 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
     const pieces = [];
     try {
       for (const r of batch) {
-        if (typeof r === "string") pieces.push(r);
-        else pushRecord(typeof r === "function" ? r() : r, pieces);
+        const i = ++count;
+        if (typeof r === "string") pieces.push(numberLine(r, i));
+        else pushRecord(typeof r === "function" ? r() : r, pieces, i);
       }
     } catch (err) {
       fail(err);
@@ -230,23 +241,24 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
     const at = length;
     length += text.length;
     // The other tabs re-read the log: they are told that it grew, not what was written.
-    chain = chain.then(() =>
-      failed ? undefined : guard(() => store.append(id, text, { length: at })).then(() => !failed && broadcast(text.length)),
-    );
+    return write(() => guard(() => store.append(id, text, { length: at })).then(() => !failed && broadcast(text.length)));
+  }
+
+  /** Adds `write()` to the chain: begun at once for a store that orders its writes, else after the write before it. */
+  const ordered = store[ORDERED_WRITES] === true;
+  function write(f) {
+    if (!ordered) chain = chain.then(() => (failed ? undefined : f()));
+    else if (!failed) chain = Promise.all([chain, f()]).then(() => undefined);
     return chain;
   }
 
   /** Replaces the log with `text` after the writes before it (the other tabs read it again from its start). */
   function rewrite(text) {
-    length = text.length;
-    chain = chain.then(() => guard(() => replaceLog(store, id, text, length)).then(() => void broadcast(REPLACED)));
-    return chain;
-  }
-  if (from.repair !== undefined) {
     const known = length;
-    length = from.repair.length;
-    chain = guard(() => replaceLog(store, id, from.repair, known)).then(() => void broadcast(REPLACED));
+    length = text.length;
+    return write(() => guard(() => replaceLog(store, id, text, known)).then(() => void broadcast(REPLACED)));
   }
+  if (from.repair !== undefined) rewrite(from.repair);
 
   // A page going away writes what is batched at once (a transaction begun in pagehide commits).
   const page = typeof document === "object" && document !== null && typeof addEventListener === "function";
@@ -369,7 +381,7 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
           const callId = context?.toolCall?.id;
           if (writing()) {
             batch.push({ t: "tw", id: callId });
-            soon();
+            flush();
           }
           let ok = false;
           try {
@@ -430,6 +442,7 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
       mirror = [];
       model = thinkingLevel = undefined;
       queuesDirty = true;
+      count = 0;
       return rewrite(header);
     },
     /** Writes what is batched, then stops writing and lets go of the agent. */

@@ -1,5 +1,6 @@
 // pi-agent-wasm/session's store in IndexedDB (the default in browsers): a session's log as rows of
 // text keyed by [session id, n], so a write adds what it appends, whatever the log's length.
+import { ORDERED_WRITES } from "../writer.js";
 
 const request = (r) =>
   new Promise((resolve, reject) => {
@@ -65,6 +66,8 @@ function upgrade(db, tx, oldVersion) {
  */
 export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
   let db;
+  // The connection once open: a write then begins in the task that asks for it.
+  let connection;
   const open = () =>
     (db ??= new Promise((resolve, reject) => {
       const r = indexedDB.open(name, 2);
@@ -73,25 +76,51 @@ export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
         // A tab of a later version upgrading the database waits for this connection to close: it
         // closes (this store's next write then fails, and is reported once).
         r.result.onversionchange = () => r.result.close();
+        connection = r.result;
         resolve(r.result);
       };
       r.onerror = () => reject(r.error);
       r.onblocked = () => reject(new Error(`IndexedDB database ${name} is blocked by another connection`));
     }));
-  // The number of each session's next row, as this store last wrote it: a write then adds its
-  // rows at once, without first reading the last one (a stale number fails the write, see append).
+  // The number of each session's next row, as this store's writes leave it: a write adds its rows
+  // at once, without first reading the last one (a stale number fails the write, see append). Set
+  // when the write begins: the next write, begun before this one commits, numbers after it.
   const next = new Map();
   const lastRow = async (store, id) => {
     const last = await request(store.openKeyCursor(rowsOf(id), "prev"));
     return last ? last.key[1] + 1 : 0;
   };
-  /** Runs `f(store)` in a transaction; resolves when the transaction commits. */
-  const inTransaction = async (mode, f) => {
-    const t = (await open()).transaction("rows", mode);
-    // Both awaited together: a request's failure also aborts the transaction, and neither
-    // rejection may go unhandled.
-    const [out] = await Promise.all([f(t.objectStore("rows")), done(t)]);
-    return out;
+  /**
+   * Runs `f(store)` in a transaction; resolves when the transaction commits. A write is committed
+   * as soon as its requests are made, rather than when their results came back: a write begun as
+   * the page goes away (pagehide) has then been handed to IndexedDB whole. Transactions that write
+   * one object store commit in the order they began, so writes need not wait for each other.
+   */
+  const inTransaction = (mode, f) => {
+    const begin = (c) => {
+      const t = c.transaction("rows", mode);
+      const made = Promise.resolve(f(t.objectStore("rows"))).then((out) => {
+        if (mode === "readwrite") {
+          try {
+            t.commit?.();
+          } catch {
+            // Already committing (its requests ended first).
+          }
+        }
+        return out;
+      });
+      // Both awaited together: a request's failure also aborts the transaction, and neither
+      // rejection may go unhandled.
+      return Promise.all([made, done(t)]).then(([out]) => out);
+    };
+    if (connection) {
+      try {
+        return begin(connection);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return open().then(begin);
   };
   // Per session, the rows this store last read: where the next one starts (its key's number and
   // the characters before it), so that `loadFrom` reads only the rows added since.
@@ -106,35 +135,42 @@ export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
     read.set(id, { n: keys.length > 0 ? keys[keys.length - 1][1] + 1 : n, chars: chars + text.length });
     return text;
   };
+  const append = (id, text, retried = false) => {
+    const known = next.get(id);
+    return inTransaction("readwrite", (store) => {
+      if (known !== undefined) return void next.set(id, addRows(store, id, text, known));
+      return lastRow(store, id).then((n) => void next.set(id, addRows(store, id, text, n)));
+    }).catch((err) => {
+      next.delete(id);
+      // Another tab wrote the session since this store last did: number from what it holds.
+      if (retried || err?.name !== "ConstraintError") throw err;
+      return append(id, text, true);
+    });
+  };
   return {
+    [ORDERED_WRITES]: true,
     load: (id) => readRows(id, 0, 0),
     async loadFrom(id, from) {
       const last = read.get(id);
       if (last !== undefined && last.chars === from) return readRows(id, last.n, from);
       return (await readRows(id, 0, 0)).slice(from);
     },
-    async append(id, text) {
-      for (let retried = false; ; retried = true) {
-        try {
-          const known = next.get(id);
-          next.set(id, await inTransaction("readwrite", async (store) => addRows(store, id, text, known ?? (await lastRow(store, id)))));
-          return;
-        } catch (err) {
-          next.delete(id);
-          // Another tab wrote the session since this store last did: number from what it holds.
-          if (retried || err?.name !== "ConstraintError") throw err;
-        }
-      }
-    },
-    async replace(id, text) {
+    append: (id, text) => append(id, text),
+    replace(id, text) {
       next.delete(id);
       read.delete(id);
-      next.set(id, await inTransaction("readwrite", (store) => (store.delete(rowsOf(id)), addRows(store, id, text, 0))));
+      return inTransaction("readwrite", (store) => {
+        store.delete(rowsOf(id));
+        next.set(id, addRows(store, id, text, 0));
+      }).catch((err) => {
+        next.delete(id);
+        throw err;
+      });
     },
-    async clear(id) {
+    clear(id) {
       next.delete(id);
       read.delete(id);
-      await inTransaction("readwrite", (store) => void store.delete(rowsOf(id)));
+      return inTransaction("readwrite", (store) => void store.delete(rowsOf(id)));
     },
   };
 }

@@ -15,6 +15,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const PKG = process.env.PI_BROWSER_PKG_DIR ? resolve(process.env.PI_BROWSER_PKG_DIR) : join(REPO, "pkg");
 const HERE = fileURLToPath(new URL("./", import.meta.url));
+const SUPPORT = fileURLToPath(new URL("../../support/", import.meta.url));
 // A missing build fails the tests instead of skipping them.
 if (!existsSync(join(PKG, "session/index.js"))) throw new Error("pkg/ has no session.js (run node scripts/build.mjs)");
 const MIME = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm" };
@@ -25,7 +26,7 @@ let browser;
 before(async () => {
   server = http.createServer((req, res) => {
     const path = decodeURIComponent(req.url.split("?")[0]);
-    const [root, rest] = path.startsWith("/pkg/") ? [PKG, path.slice(5)] : [HERE, path.slice(1)];
+    const [root, rest] = path.startsWith("/pkg/") ? [PKG, path.slice(5)] : path.startsWith("/support/") ? [SUPPORT, path.slice(9)] : [HERE, path.slice(1)];
     const file = resolve(root, rest);
     if (!file.startsWith(resolve(root) + sep) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404);
@@ -128,6 +129,54 @@ for (const worker of [false, true]) {
     assert.deepEqual(done.messages.slice(2).map((m) => [m.role, m.text]), [["assistant", "calling"], ["toolResult", "page /about.txt"], ["assistant", "after tools"]]);
     const reloaded = await reload(page, o("approval"));
     assert.deepEqual(reloaded.messages, done.messages);
+    await context.close();
+  });
+
+  test(`${name}reload during an approval, then a new prompt: the dialog closes, the call is declined, every request is valid`, async () => {
+    const context = await browser.newContext();
+    const { page } = await open(context, o("approval-prompt"));
+    await page.evaluate(() => window.run("fetch the page"));
+    await until(page, () => window.approvals.length === 1);
+    const v = await reload(page, o("approval-prompt"));
+    assert.deepEqual(v.pendingApprovals, ["fetch-1"]);
+    // The dialog comes back (as the demo does), and the user types something else instead.
+    await page.evaluate(() => { window.resumed = window.session.resume(); });
+    await until(page, () => window.approvals.length === 1);
+    await page.evaluate(() => window.run("what is 2+2?"));
+    await until(page, () => window.agent.state.messages.length === 6 && !window.agent.state.isStreaming);
+    await page.evaluate(() => window.resumed);
+    const done = await view(page);
+    assert.deepEqual(done.cancelled, ["fetch-1"]);
+    assert.deepEqual(done.messages.slice(2).map((m) => [m.role, m.text]), [
+      ["assistant", "calling"],
+      ["toolResult", "Not run: the user sent a new message instead of approving this call"],
+      ["user", "what is 2+2?"],
+      ["assistant", "ok: what is 2+2?"],
+    ]);
+    await page.evaluate(() => window.session.flush());
+    const reloaded = await reload(page, o("approval-prompt"));
+    assert.deepEqual(reloaded.messages, done.messages);
+    assert.deepEqual(reloaded.pendingCalls, []);
+    await context.close();
+  });
+
+  test(`${name}a write begun as the page goes away lands, though the write before it is still in flight`, async () => {
+    const context = await browser.newContext();
+    const { page } = await open(context, o("pagehide"));
+    // As the page goes away, a write is in flight ("first") and a change is batched ("second"): the
+    // session's pagehide write of it must not wait for the first to land (the page would be gone).
+    await page.evaluate(() => {
+      window.beforeHide = () => {
+        const say = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
+        window.agent.state.messages = [...window.agent.state.messages, say("first")];
+        window.session.flush();
+        window.agent.state.messages = [...window.agent.state.messages, say("second")];
+      };
+    });
+    await page.reload();
+    await page.waitForFunction(() => window.ready === true);
+    const v = await page.evaluate((options) => window.setup(options), o("pagehide"));
+    assert.deepEqual(v.messages.map((m) => m.text).slice(1), ["first", "second"]);
     await context.close();
   });
 
@@ -321,6 +370,45 @@ test("two stores on one database append to one session in turn (as two tabs do w
   const want = "1 2 3 " + "x".repeat(70_000) + " 4";
   assert.equal(got[0], want);
   assert.equal(got[1], want);
+  await context.close();
+});
+
+test("a row deleted in the middle of the IndexedDB log: reported, what precedes it restored, the log repaired", async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id: "deleted-row" });
+  for (const [i, text] of ["one", "two", "three"].entries()) {
+    await page.evaluate((t) => window.run(t), text);
+    await until(page, (n) => window.agent.state.messages.length === n && !window.agent.state.isStreaming, 3 + 2 * i);
+    await page.evaluate(() => window.session.flush());
+  }
+  // The row holding the second prompt goes (as a browser's storage cleanup or a bug might take one).
+  const deleted = await page.evaluate(async (id) => {
+    const db = await new Promise((resolve, reject) => {
+      const r = indexedDB.open("session-test");
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const range = IDBKeyRange.bound([id, -Infinity], [id, Infinity]);
+    const store = () => db.transaction("rows", "readwrite").objectStore("rows");
+    const [rows, keys] = await Promise.all([store().getAll(range), store().getAllKeys(range)].map((r) => new Promise((resolve) => (r.onsuccess = () => resolve(r.result)))));
+    const at = rows.findIndex((row) => row.includes('"text":"two"'));
+    await new Promise((resolve) => (store().delete(keys[at]).onsuccess = resolve));
+    db.close();
+    return { at, rows: rows.length };
+  }, "deleted-row");
+  assert.ok(deleted.at > 0 && deleted.at < deleted.rows - 1, JSON.stringify(deleted));
+  const v = await reload(page, { id: "deleted-row" });
+  assert.deepEqual(v.messages.map((m) => m.text).slice(1), ["one", "ok: one"]);
+  assert.ok(v.dropped > 0);
+  assert.equal(v.errors.length, 1);
+  assert.match(v.errors[0], /^SessionLogError: session "deleted-row": records? \d+.* missing; restored the records before it/);
+  await page.evaluate(() => window.run("four"));
+  await until(page, () => window.agent.state.messages.length === 5 && !window.agent.state.isStreaming);
+  await page.evaluate(() => window.session.flush());
+  const again = await reload(page, { id: "deleted-row" });
+  assert.deepEqual(again.messages.map((m) => m.text).slice(1), ["one", "ok: one", "four", "ok: four"]);
+  assert.equal(again.dropped, 0);
+  assert.deepEqual(again.errors, []);
   await context.close();
 });
 
