@@ -8,21 +8,26 @@
 //   writer.js     what the agent does, as records batched in memory and appended to the store
 //   tabs.js       one leading tab per session (Web Locks); the others follow its writes
 //   waiting.js    the calls a reload left waiting: resume(), and what prompt() and continue() do to them
+//   workers.js, in-worker.js   a WorkerAgent's writer in its worker
 //   own.js        the agent's methods a session replaces (its runs, its queues) and puts back
 // and this file, which joins them.
 // Built on the public Agent API (`subscribe`, `state`, `getSnapshot`, the queue methods) and a
 // seam of two symbol-keyed methods that `Agent` and `WorkerAgent` both implement (src/agent/state.js):
 // one wraps the `beforeToolCall` that runs call, one runs a restored tool call as a run would. So
-// the session takes either, and with a WorkerAgent, `resume()` runs its calls in the worker.
+// the session takes either, and with a WorkerAgent, `resume()` runs its calls in the worker. A
+// WorkerAgent also has the seam of extensions with a half in its worker: with a store the worker
+// can make (the IndexedDB store), the writer runs in the worker, where the events are; with any
+// other store, in the page.
 import { RUN_TOOL_CALL, WRAP_BEFORE_TOOL_CALL } from "../../src/agent/state.js";
 import { SessionLogError, logHeader } from "./log.js";
 import { memoryStore } from "./stores/memory.js";
-import { indexedDBStore } from "./stores/indexeddb.js";
-import { createWriter, replaceLog, REPLACED } from "./writer.js";
+import { WORKER_STORE, indexedDBStore } from "./stores/indexeddb.js";
+import { createWriter, onPageHide, replaceLog, REPLACED } from "./writer.js";
 import { readSession, restoreInto } from "./restore.js";
 import { createFollower, openChannel, tabLock, tabsName } from "./tabs.js";
 import { ownMethods } from "./own.js";
 import { createWaiting } from "./waiting.js";
+import { WORKER_EXTENSION, writerInWorker } from "./workers.js";
 
 export { memoryStore, indexedDBStore };
 export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./log.js";
@@ -41,6 +46,8 @@ export async function attachSession(agent, options = {}) {
     throw new TypeError("attachSession(agent, options): agent must be an Agent or a WorkerAgent of pi-agent-wasm");
   }
   const store = options.store ?? defaultStore();
+  // The store's description in a WorkerAgent's worker, when the writer runs there.
+  const inWorker = typeof agent[WORKER_EXTENSION] === "function" ? store[WORKER_STORE] : undefined;
   const flushMs = options.flushMs ?? 100;
   const onError = options.onError;
   const locks = options.tabs !== false && typeof navigator === "object" ? navigator.locks : undefined;
@@ -78,6 +85,7 @@ export async function attachSession(agent, options = {}) {
   let detached = false;
   let channel;
   let writer;
+  let unhide;
 
   // ---- restore
   const replaySafe = (name) => agent.state.tools.some((t) => t?.name === name && t.replay === "safe");
@@ -95,7 +103,7 @@ export async function attachSession(agent, options = {}) {
       : Promise.reject(new Error(`pi-agent-wasm/session: session "${id}" ${takingOver ? "is being restored" : "is running in another tab"}`));
   waiting.wrap(runs, refused);
   // What runs call as beforeToolCall: the app's hook, its waits written to the log and tracked.
-  agent[WRAP_BEFORE_TOOL_CALL]((hook) => waiting.track(writer ? writer.wrapBeforeToolCall(hook) : hook));
+  agent[WRAP_BEFORE_TOOL_CALL]((hook) => waiting.track(writer?.wrapBeforeToolCall ? writer.wrapBeforeToolCall(hook) : hook));
 
   const follower = createFollower({ agent, store, id, fail, notify, following: () => !leader && !takingOver && !detached });
 
@@ -114,7 +122,11 @@ export async function attachSession(agent, options = {}) {
     leader = true;
     follower.stop();
     if (locks && !channel) channel = openChannel(name);
-    if (!failed && from) {
+    if (!failed && from && inWorker) {
+      writer = writerInWorker(agent, { id, store: inWorker, flushMs, channel: locks ? name : undefined, from, onFail: fail });
+      // The page going away asks the worker to write what it has batched, and then nothing more.
+      unhide = onPageHide(() => writer.flush(), (closed) => writer.close(closed));
+    } else if (!failed && from) {
       writer = createWriter(agent, { id, store, flushMs, from, onFail: fail, broadcast: (message) => channel?.postMessage(message) });
     }
     // What the agent holds now (its system prompt, model, a transcript set before attaching) is
@@ -184,6 +196,7 @@ export async function attachSession(agent, options = {}) {
     /** Writes what is batched, detaches from the agent, releases the tab lock. */
     async detach() {
       if (detached) return;
+      unhide?.();
       await writer?.stop();
       detached = true;
       leader = false;

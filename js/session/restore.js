@@ -17,18 +17,27 @@ export async function readSession(store, id, fail) {
 }
 
 /**
+ * What `log` holds, for the writer (writer.js `createWriter`'s `from`): its transcript, queues and
+ * model settings as folded (`folded`), its length and records, and the text to repair it to when
+ * it is new, torn or damaged in the middle (rewritten once, from what was read).
+ */
+export function writerStart(log, folded = foldLog(log.records)) {
+  const from = { mirror: folded.messages, steering: [], followUps: [], length: log.text.length, count: log.records.length };
+  if (!log.header || log.dropped > 0) from.repair = log.header ? log.text.slice(0, log.text.length - log.dropped) : logHeader();
+  if (log.header) Object.assign(from, { steering: folded.steering, followUps: folded.followUp, model: folded.model, thinkingLevel: folded.thinkingLevel });
+  return from;
+}
+
+/**
  * Puts the conversation of `log` into `agent`: transcript, model settings and queues, each when
  * the log has it (a log that holds no transcript, such as one just cleared, leaves the agent's as
  * it was configured). `replaySafe(name)` tells whether a tool may run again after a reload.
  * Returns what the session shows (`restored`, `interrupted`, `pending`, `dropped`, `damage`) and
- * `from`, what the log holds once repaired, for the writer (see writer.js `createWriter`).
+ * `from`, what the log holds once repaired, for the writer.
  */
 export function restoreInto(agent, log, replaySafe) {
   const folded = foldLog(log.records);
-  const from = { mirror: folded.messages, steering: [], followUps: [], length: log.text.length, count: log.records.length };
-  // A log that is new, or whose tail was torn or middle damaged, is rewritten from what was read (once).
-  if (!log.header || log.dropped > 0) from.repair = log.header ? log.text.slice(0, log.text.length - log.dropped) : logHeader();
-  const out = { restored: false, interrupted: false, pending: [], dropped: log.dropped, damage: log.damage, from };
+  const out = { restored: false, interrupted: false, pending: [], dropped: log.dropped, damage: log.damage, from: writerStart(log, folded) };
   if (!log.header || log.records.length === 0) return out;
   out.restored = true;
   if (folded.transcript) {
@@ -42,6 +51,5 @@ export function restoreInto(agent, log, replaySafe) {
   agent.clearAllQueues();
   for (const m of folded.steering) agent.steer(m);
   for (const m of folded.followUp) agent.followUp(m);
-  Object.assign(from, { steering: folded.steering, followUps: folded.followUp, model: folded.model, thinkingLevel: folded.thinkingLevel });
   return out;
 }

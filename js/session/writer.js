@@ -31,6 +31,49 @@ const TEXT_KINDS = { T: "text", K: "thinking" };
 const MS_PER_STREAMED_CHAR = 1e-4;
 
 /**
+ * Where `m`, delivered, is in a queue the writer keeps: the same object, or (for queues a worker's
+ * writer was given as copies of the page's, see in-worker.js) an equal one; -1 when it is not.
+ */
+function queued(queue, m) {
+  if (queue.length === 0) return -1;
+  const i = queue.indexOf(m);
+  if (i >= 0 || m === null || typeof m !== "object") return i;
+  const same = (x) => {
+    try {
+      return x?.role === m.role && x.timestamp === m.timestamp && JSON.stringify(x.content) === JSON.stringify(m.content);
+    } catch {
+      return false;
+    }
+  };
+  return queue.findIndex(same);
+}
+
+/**
+ * Calls `flush()` when the page goes away or is hidden (a transaction begun in pagehide commits),
+ * then `closing(true)` when it goes away for good: what the agent does after that is the page's
+ * teardown (its fetches aborted, an answer ending with "network error"), not the conversation.
+ * `closing(false)` when a page kept in the back/forward cache is shown again. Nothing where there
+ * is no page (a worker). Returns what removes the listeners.
+ */
+export function onPageHide(flush, closing = () => {}) {
+  if (typeof document !== "object" || document === null || typeof addEventListener !== "function") return () => {};
+  const onHide = (event) => {
+    flush();
+    if (!event.persisted) closing(true);
+  };
+  const onShow = (event) => event.persisted && closing(false);
+  const onVisibility = () => document.visibilityState === "hidden" && flush();
+  addEventListener("pagehide", onHide);
+  addEventListener("pageshow", onShow);
+  document.addEventListener("visibilitychange", onVisibility);
+  return () => {
+    removeEventListener("pagehide", onHide);
+    removeEventListener("pageshow", onShow);
+    document.removeEventListener("visibilitychange", onVisibility);
+  };
+}
+
+/**
  * Replaces session `id`'s log in `store` with `text`, atomically when the store can (`replace`).
  * `length`: the length of the log the caller believes it replaces (a checking store rejects a stale one).
  */
@@ -42,8 +85,8 @@ export const replaceLog = (store, id, text, length) =>
 /**
  * Starts writing `agent`'s session `id` to `store`. `from` is what the log holds, as restore read it:
  * `mirror` (its transcript), `steering`, `followUps`, `model`, `thinkingLevel`, `length` (its length in
- * characters), `count` (its records) and `repair` (text to replace the log with first: a new log's
- * header, a damaged log's good part). `onFail(error)` is called once, with the store's first failure; the writer stops then.
+ * characters), `count` (its records), `repair` (text to replace the log with first: a new log's
+ * header, a damaged log's good part) and `resync` (the queues were not restored: write them). `onFail(error)` is called once, with the store's first failure; the writer stops then.
  * `broadcast(message)` tells the other tabs what changed (an appended length, or REPLACED).
  */
 export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcast = () => {}, from = {} }) {
@@ -69,7 +112,9 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
       return Promise.resolve();
     }
   };
-  const writing = () => !failed && !stopped;
+  // The page is going away (see `onPageHide`): nothing more is written.
+  let closing = false;
+  const writing = () => !failed && !stopped && !closing;
 
   // ---- the batch: records (objects, lines already serialized, or functions making a record when
   // written) waiting for the next write
@@ -86,7 +131,8 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
   let mirror = from.mirror?.slice() ?? []; // the transcript as the log has it (our own array)
   let steering = from.steering?.slice() ?? [];
   let followUps = from.followUps?.slice() ?? [];
-  let queuesDirty = false;
+  // A writer that did not see the queues restored (`resync`, see js/worker/host.js) writes them first.
+  let queuesDirty = from.resync === true;
   let model = from.model;
   let thinkingLevel = from.thinkingLevel;
 
@@ -260,19 +306,8 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
   }
   if (from.repair !== undefined) rewrite(from.repair);
 
-  // A page going away writes what is batched at once (a transaction begun in pagehide commits).
-  const page = typeof document === "object" && document !== null && typeof addEventListener === "function";
-  const onHide = () => void flush();
-  const onVisibility = () => document.visibilityState === "hidden" && onHide();
-  if (page) {
-    addEventListener("pagehide", onHide);
-    document.addEventListener("visibilitychange", onVisibility);
-  }
-  const removeHide = () => {
-    if (!page) return;
-    removeEventListener("pagehide", onHide);
-    document.removeEventListener("visibilitychange", onVisibility);
-  };
+  const close = (closed) => (closing = closed);
+  const removeHide = onPageHide(flush, close);
 
   // ---- events of the agent's runs
   function onEvent(event) {
@@ -332,10 +367,10 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
             } else batch.push({ t: "m", m });
           }
           blocks = new Map();
-          const s = steering.indexOf(m);
-          const f = followUps.indexOf(m);
-          if (s >= 0) steering = steering.filter((x) => x !== m);
-          if (f >= 0) followUps = followUps.filter((x) => x !== m);
+          const s = queued(steering, m);
+          const f = queued(followUps, m);
+          if (s >= 0) steering = steering.filter((_, i) => i !== s);
+          if (f >= 0) followUps = followUps.filter((_, i) => i !== f);
           if (s >= 0 || f >= 0) queuesDirty = true;
           // A finished answer or tool result is written at once; a prompt joins the next write
           // (within flushMs), so a short run costs one write.
@@ -429,6 +464,8 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
   return {
     flush,
     wrapBeforeToolCall,
+    /** The page is going away (`true`: nothing more is written) or was shown again (`false`); see `onPageHide`. */
+    close,
     /** Adds `record` to the batch, written within a macrotask (a restored call started again). */
     record(record) {
       if (!writing()) return;

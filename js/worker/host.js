@@ -12,6 +12,7 @@ import { RUN_TOOL_CALL } from "../../src/agent/state.js";
 import { createOutbox } from "./outbox.js";
 import { createEventEncoder } from "./changes.js";
 import { createCalls } from "./calls.js";
+import { workerExtension } from "./extension-halves.js";
 
 /**
  * Serves the WorkerAgent that created this worker. `setup` is an object, or a
@@ -133,6 +134,9 @@ export function serveAgent(setup, scope = globalThis) {
       }
       case "abortTool":
         toolRuns.get(msg.id)?.abort();
+        break;
+      case "ext":
+        workerExtension(msg.name)?.(msg.v, { agent, post: (v) => post({ op: "ext", name: msg.name, v }) });
         break;
       case "steer":
       case "followUp":

@@ -2,6 +2,13 @@
 // text keyed by [session id, n], so a write adds what it appends, whatever the log's length.
 import { ORDERED_WRITES } from "../writer.js";
 
+/**
+ * On a store the worker of a WorkerAgent can make too: its description there (a session on a
+ * WorkerAgent then writes in the worker). Not enumerable, so `{ ...store, append }` (a store that
+ * wraps this one) is not taken for it.
+ */
+export const WORKER_STORE = Symbol.for("pi-agent-wasm.sessionStoreInWorker");
+
 const request = (r) =>
   new Promise((resolve, reject) => {
     r.onsuccess = () => resolve(r.result);
@@ -147,8 +154,7 @@ export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
       return append(id, text, true);
     });
   };
-  return {
-    [ORDERED_WRITES]: true,
+  const store = {
     load: (id) => readRows(id, 0, 0),
     async loadFrom(id, from) {
       const last = read.get(id);
@@ -173,4 +179,9 @@ export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
       return inTransaction("readwrite", (store) => void store.delete(rowsOf(id)));
     },
   };
+  Object.defineProperties(store, {
+    [ORDERED_WRITES]: { value: true },
+    [WORKER_STORE]: { value: { kind: "indexeddb", options: { name } } },
+  });
+  return store;
 }

@@ -50,6 +50,8 @@ window.setup = async ({ id = "test", store: kind = "idb", flushMs, worker = fals
     ? new WorkerAgent({ ...options, worker: () => new Worker(new URL("./session-worker.mjs", import.meta.url), { type: "module" }) })
     : new Agent({ ...options, streamFn });
   const session = await attachSession(agent, { id, store, flushMs, onError: (e) => window.errors.push(`${e.name}: ${e.message}`) });
+  // After the session's own pagehide handler: what a page's teardown does to a run (its fetch aborted).
+  addEventListener("pagehide", () => window.abortOnHide && agent.abort());
   window.agent = agent;
   window.session = session;
   window.runs = [];

@@ -88,6 +88,20 @@ for (const worker of [false, true]) {
     await context.close();
   });
 
+  test(`${name}reload mid-stream while the page's teardown ends the run: the answer is still restored as interrupted`, async () => {
+    const context = await browser.newContext();
+    const { page } = await open(context, o("teardown"));
+    await page.evaluate(() => window.run("long story"));
+    await until(page, () => window.agent.state.streamingMessage?.content?.[0]?.text.length > 100);
+    // As a real page's streamProxy fetch is aborted as the page unloads: the run ends (aborted) after pagehide.
+    await page.evaluate(() => (window.abortOnHide = true));
+    const v = await reload(page, o("teardown"));
+    assert.deepEqual(roles(v), ["system", "user", "assistant"]);
+    assert.match(v.messages[2].errorMessage, /^Interrupted: the page was closed or reloaded/);
+    assert.equal(v.interrupted, true);
+    await context.close();
+  });
+
   test(`${name}reload mid-tool: the running call gets exactly one interrupted result`, async () => {
     const context = await browser.newContext();
     const { page } = await open(context, o("mid-tool"));
@@ -160,7 +174,10 @@ for (const worker of [false, true]) {
     await context.close();
   });
 
-  test(`${name}a write begun as the page goes away lands, though the write before it is still in flight`, async () => {
+  // With an Agent, the page writes. (A WorkerAgent's worker writes, and ends with its page: what it has not
+  // begun to write by then may be lost; tests/browser/session/ checks what matters there, an approval
+  // written before the page is asked, in "reload during an approval".)
+  if (!worker) test(`a write begun as the page goes away lands, though the write before it is still in flight`, async () => {
     const context = await browser.newContext();
     const { page } = await open(context, o("pagehide"));
     // As the page goes away, a write is in flight ("first") and a change is batched ("second"): the
@@ -231,6 +248,50 @@ for (const worker of [false, true]) {
     await context.close();
   });
 }
+
+test("WorkerAgent: the session writes from the worker: the page adds no IndexedDB row while an answer streams, and a reload restores it", async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id: "in-worker", worker: true });
+  // Counts the rows this page (not its worker) adds to IndexedDB from now on.
+  await page.evaluate(() => {
+    window.pageAdds = 0;
+    const add = IDBObjectStore.prototype.add;
+    IDBObjectStore.prototype.add = function (...args) {
+      window.pageAdds++;
+      return add.apply(this, args);
+    };
+  });
+  await page.evaluate(() => window.run("big answer"));
+  await until(page, () => window.agent.state.messages.length === 3 && !window.agent.state.isStreaming);
+  await page.evaluate(() => window.session.flush());
+  assert.equal(await page.evaluate(() => window.pageAdds), 0);
+  const rows = await rowLengths(page, "in-worker");
+  assert.ok(rows.length > 4, `the answer was written over ${rows.length} rows`);
+  const v = await reload(page, { id: "in-worker", worker: true });
+  assert.equal(v.dropped, 0);
+  assert.equal(await page.evaluate(() => window.agent.state.messages[2].content[0].text === window.BIG), true);
+  await context.close();
+});
+
+test("WorkerAgent: after its worker is terminated mid-answer, the fresh worker goes on writing the session", async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id: "fresh-worker", worker: true });
+  await page.evaluate(() => window.run("long story"));
+  await until(page, () => window.agent.state.streamingMessage?.content?.[0]?.text.length > 100);
+  await page.evaluate(() => window.agent.terminate());
+  await until(page, () => !window.agent.state.isStreaming);
+  await page.evaluate(() => window.run("after the failure"));
+  await until(page, () => window.agent.state.messages.length === 5 && !window.agent.state.isStreaming);
+  await page.evaluate(() => window.session.flush());
+  const before = await view(page);
+  assert.deepEqual(before.messages.slice(1).map((m) => [m.role, m.stopReason ?? null]), [
+    ["user", null], ["assistant", "error"], ["user", null], ["assistant", "stop"],
+  ]);
+  const v = await reload(page, { id: "fresh-worker", worker: true });
+  assert.deepEqual(v.messages, before.messages);
+  assert.deepEqual(v.errors, []);
+  await context.close();
+});
 
 test("a following tab reads each character of the leader's log once, and shows what the leader has", async () => {
   const context = await browser.newContext();
