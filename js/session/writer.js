@@ -22,6 +22,13 @@ export const REPLACED = "replaced";
  */
 export const ORDERED_WRITES = Symbol.for("pi-agent-wasm.sessionStoreOrdersWrites");
 
+/**
+ * A store's `append` taking the text as parts (strings whose join is the text), on a store that
+ * cuts its rows from them (the IndexedDB store): the writer then does not first copy a long
+ * answer into one string with the records around it, a copy the store would cut up again.
+ */
+export const APPEND_PARTS = Symbol.for("pi-agent-wasm.sessionStoreAppendParts");
+
 // The Agent shows only the next queued delivery: the writer keeps its own copy of the queues.
 const QUEUE_METHODS = ["steer", "followUp", "clearSteeringQueue", "clearFollowUpQueue", "clearAllQueues", "reset"];
 const TEXT_KINDS = { T: "text", K: "thinking" };
@@ -268,7 +275,7 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
       batch.push({ t: "q", s: steering, f: followUps });
     }
     if (batch.length === 0) return chain;
-    // Pieces joined once: a streamed text is copied into the write and nowhere else.
+    // Pieces joined once, by the store (or by its rows): a streamed text is copied into the write and nowhere else.
     const pieces = [];
     try {
       for (const r of batch) {
@@ -279,15 +286,18 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
     } catch (err) {
       fail(err);
     }
-    const text = pieces.join("");
+    let size = 0;
+    for (const p of pieces) size += p.length;
     batch = [];
     deltas = undefined;
     streamAt = deltasAt = -1;
     for (const block of blocks.values()) block.logged = block.queued;
     const at = length;
-    length += text.length;
+    length += size;
+    const appendParts = store[APPEND_PARTS];
+    const append = appendParts ? () => appendParts(id, pieces, { length: at }) : () => store.append(id, pieces.join(""), { length: at });
     // The other tabs re-read the log: they are told that it grew, not what was written.
-    return write(() => guard(() => store.append(id, text, { length: at })).then(() => !failed && broadcast(text.length)));
+    return write(() => guard(append).then(() => !failed && broadcast(size)));
   }
 
   /** Adds `write()` to the chain: begun at once for a store that orders its writes, else after the write before it. */

@@ -1,6 +1,6 @@
 // pi-agent-wasm/session's store in IndexedDB (the default in browsers): a session's log as rows of
 // text keyed by [session id, n], so a write adds what it appends, whatever the log's length.
-import { ORDERED_WRITES } from "../writer.js";
+import { APPEND_PARTS, ORDERED_WRITES } from "../writer.js";
 
 /**
  * On a store the worker of a WorkerAgent can make too: its description there (a session on a
@@ -35,11 +35,33 @@ const WIDE = /[^\0-\xff]/;
 /** The keys of session `id`'s rows: `[id, n]`, n counting from 0 in the log's order. */
 const rowsOf = (id) => IDBKeyRange.bound([id, -Infinity], [id, Infinity]);
 
-/** Adds `text` to `store` as rows of session `id` numbered from `n`, in order; gives the next number. */
-function addRows(store, id, text, n) {
-  const size = text.length <= WIDE_ROW_CHARS || WIDE.test(text) ? WIDE_ROW_CHARS : ROW_CHARS;
-  if (text.length <= size) store.add(text, [id, n++]);
-  else for (let at = 0; at < text.length; at += size) store.add(text.slice(at, at + size), [id, n++]);
+/**
+ * Adds `parts` (strings whose join is the text to add) to `store` as rows of session `id` numbered
+ * from `n`, in order; gives the next number. Rows are cut from the parts themselves: a long part
+ * (an answer's text) is not first copied into one string with the others, only the few characters
+ * a row takes from several parts are.
+ */
+function addRows(store, id, parts, n) {
+  let length = 0;
+  for (const p of parts) length += p.length;
+  const size = length <= WIDE_ROW_CHARS || parts.some((p) => WIDE.test(p)) ? WIDE_ROW_CHARS : ROW_CHARS;
+  let row = [];
+  let rowLength = 0;
+  const put = () => {
+    store.add(row.length === 1 ? row[0] : row.join(""), [id, n++]);
+    row = [];
+    rowLength = 0;
+  };
+  for (const p of parts) {
+    for (let at = 0; at < p.length; ) {
+      const take = Math.min(p.length - at, size - rowLength);
+      row.push(at === 0 && take === p.length ? p : p.slice(at, at + take));
+      rowLength += take;
+      at += take;
+      if (rowLength === size) put();
+    }
+  }
+  if (rowLength > 0) put();
   return n;
 }
 
@@ -142,16 +164,16 @@ export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
     read.set(id, { n: keys.length > 0 ? keys[keys.length - 1][1] + 1 : n, chars: chars + text.length });
     return text;
   };
-  const append = (id, text, retried = false) => {
+  const append = (id, parts, retried = false) => {
     const known = next.get(id);
     return inTransaction("readwrite", (store) => {
-      if (known !== undefined) return void next.set(id, addRows(store, id, text, known));
-      return lastRow(store, id).then((n) => void next.set(id, addRows(store, id, text, n)));
+      if (known !== undefined) return void next.set(id, addRows(store, id, parts, known));
+      return lastRow(store, id).then((n) => void next.set(id, addRows(store, id, parts, n)));
     }).catch((err) => {
       next.delete(id);
       // Another tab wrote the session since this store last did: number from what it holds.
       if (retried || err?.name !== "ConstraintError") throw err;
-      return append(id, text, true);
+      return append(id, parts, true);
     });
   };
   const store = {
@@ -161,13 +183,13 @@ export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
       if (last !== undefined && last.chars === from) return readRows(id, last.n, from);
       return (await readRows(id, 0, 0)).slice(from);
     },
-    append: (id, text) => append(id, text),
+    append: (id, text) => append(id, [String(text)]),
     replace(id, text) {
       next.delete(id);
       read.delete(id);
       return inTransaction("readwrite", (store) => {
         store.delete(rowsOf(id));
-        next.set(id, addRows(store, id, text, 0));
+        next.set(id, addRows(store, id, [String(text)], 0));
       }).catch((err) => {
         next.delete(id);
         throw err;
@@ -181,6 +203,7 @@ export function indexedDBStore({ name = "pi-agent-wasm-sessions" } = {}) {
   };
   Object.defineProperties(store, {
     [ORDERED_WRITES]: { value: true },
+    [APPEND_PARTS]: { value: (id, parts) => append(id, parts) },
     [WORKER_STORE]: { value: { kind: "indexeddb", options: { name } } },
   });
   return store;
