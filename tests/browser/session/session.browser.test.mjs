@@ -174,25 +174,32 @@ for (const worker of [false, true]) {
     await context.close();
   });
 
-  // With an Agent, the page writes. (A WorkerAgent's worker writes, and ends with its page: what it has not
-  // begun to write by then may be lost; tests/browser/session/ checks what matters there, an approval
-  // written before the page is asked, in "reload during an approval".)
-  if (!worker) test(`a write begun as the page goes away lands, though the write before it is still in flight`, async () => {
+  // With an Agent, the page writes. (A WorkerAgent's worker writes, and ends with its page; what matters there, an
+  // approval written before the page is asked, is in "reload during an approval".)
+  if (!worker) test("a write asked for while another is in flight begins at once (a pagehide write would otherwise never start)", async () => {
     const context = await browser.newContext();
-    const { page } = await open(context, o("pagehide"));
-    // As the page goes away, a write is in flight ("first") and a change is batched ("second"): the
-    // session's pagehide write of it must not wait for the first to land (the page would be gone).
-    await page.evaluate(() => {
-      window.beforeHide = () => {
-        const say = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
-        window.agent.state.messages = [...window.agent.state.messages, say("first")];
-        window.session.flush();
-        window.agent.state.messages = [...window.agent.state.messages, say("second")];
+    const { page } = await open(context, o("in-flight"));
+    // Two writes in one task: the second must begin (its IndexedDB transaction made) before the first lands, as
+    // a write asked for in pagehide must: the page is gone before the first one's result comes back.
+    const begun = await page.evaluate(() => {
+      let transactions = 0;
+      const transaction = IDBDatabase.prototype.transaction;
+      IDBDatabase.prototype.transaction = function (...args) {
+        transactions++;
+        return transaction.apply(this, args);
       };
+      const say = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
+      window.agent.state.messages = [...window.agent.state.messages, say("first")];
+      window.written = [window.session.flush()];
+      const afterFirst = transactions;
+      window.agent.state.messages = [...window.agent.state.messages, say("second")];
+      window.written.push(window.session.flush());
+      IDBDatabase.prototype.transaction = transaction;
+      return [afterFirst, transactions];
     });
-    await page.reload();
-    await page.waitForFunction(() => window.ready === true);
-    const v = await page.evaluate((options) => window.setup(options), o("pagehide"));
+    assert.deepEqual(begun, [1, 2]);
+    await page.evaluate(() => Promise.all(window.written));
+    const v = await reload(page, o("in-flight"));
     assert.deepEqual(v.messages.map((m) => m.text).slice(1), ["first", "second"]);
     await context.close();
   });
