@@ -7,6 +7,7 @@
 //   restore.js    reading the log and putting its conversation into the agent
 //   writer.js     what the agent does, as records batched in memory and appended to the store
 //   tabs.js       one leading tab per session (Web Locks); the others follow its writes
+//   conflict.js   another writer of the log (another browser or device): the catch-up with it
 //   waiting.js    the calls a reload left waiting: resume(), and what prompt() and continue() do to them
 //   workers.js, in-worker.js   a WorkerAgent's writer in its worker
 //   own.js        the agent's methods a session replaces (its runs, its queues) and puts back
@@ -28,10 +29,12 @@ import { createFollower, openChannel, tabLock, tabsName } from "./tabs.js";
 import { ownMethods } from "./own.js";
 import { createWaiting } from "./waiting.js";
 import { WORKER_EXTENSION, writerInWorker } from "./workers.js";
+import { createCatchUp } from "./conflict.js";
 
 export { memoryStore, indexedDBStore };
 export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./log.js";
 export { MOVED_ON_APPROVAL, MOVED_ON_CALL } from "./waiting.js";
+export { httpStore, SessionConflictError } from "./stores/http.js";
 
 const defaultStore = () => (typeof indexedDB === "object" && indexedDB ? indexedDBStore() : memoryStore());
 
@@ -97,44 +100,95 @@ export async function attachSession(agent, options = {}) {
   // tab runs the session), and kept valid for the next request while calls wait.
   const waiting = createWaiting(agent, { notify, record: (r) => writer?.record(r), flush: () => writer?.flush() });
   const runs = ownMethods(agent);
-  const refused = () =>
-    leader
-      ? undefined
-      : Promise.reject(new Error(`pi-agent-wasm/session: session "${id}" ${takingOver ? "is being restored" : "is running in another tab"}`));
-  waiting.wrap(runs, refused);
+  // A run waits for a catch-up with another writer, and is refused while the tab does not lead.
+  const gate = (again) => {
+    if (catchingUp) return catchUp.settled().then(again);
+    if (leader) return undefined;
+    return Promise.reject(new Error(`pi-agent-wasm/session: session "${id}" ${takingOver ? "is being restored" : "is running in another tab"}`));
+  };
+  waiting.wrap(runs, gate);
   // What runs call as beforeToolCall: the app's hook, its waits written to the log and tracked.
   agent[WRAP_BEFORE_TOOL_CALL]((hook) => waiting.track(writer?.wrapBeforeToolCall ? writer.wrapBeforeToolCall(hook) : hook));
 
   const follower = createFollower({ agent, store, id, fail, notify, following: () => !leader && !takingOver && !detached });
 
-  // Runs stay refused until the restore is done: a prompt during it would be overwritten by it.
-  async function becomeLeader() {
-    takingOver = true;
+  /**
+   * Reads the log and puts it into the agent (`keep`: the agent's messages, kept where the log has
+   * the same, see conflict.js); gives what the writer starts from, undefined when nothing can be written.
+   */
+  async function restore(keep) {
     const log = await readSession(store, id, fail);
-    let from;
-    if (log) {
-      const out = restoreInto(agent, log, replaySafe);
-      ({ restored, interrupted, dropped, from } = out);
-      waiting.set(out.pending);
-      // Records lost in the middle of the log: what precedes them is restored, and the log repaired to it.
-      if (out.damage) report(new SessionLogError(`session "${id}": ${out.damage}; restored the records before it (${dropped} characters dropped)`));
-    }
-    leader = true;
-    follower.stop();
-    if (locks && !channel) channel = openChannel(name);
-    if (!failed && from && inWorker) {
+    if (!log) return undefined;
+    const out = restoreInto(agent, log, replaySafe, keep);
+    ({ restored, interrupted, dropped } = out);
+    waiting.set(out.pending);
+    // Records lost in the middle of the log: what precedes them is restored, and the log repaired to it.
+    if (out.damage) report(new SessionLogError(`session "${id}": ${out.damage}; restored the records before it (${dropped} characters dropped)`));
+    return out.from;
+  }
+  /** Starts writing from `from`; gives the first write (what the agent holds that the log lacks). */
+  function startWriter(from) {
+    if (failed || !from) return undefined;
+    if (inWorker) {
       writer = writerInWorker(agent, { id, store: inWorker, flushMs, channel: locks ? name : undefined, from, onFail: fail });
       // The page going away asks the worker to write what it has batched, and then nothing more.
       unhide = onPageHide(() => writer.flush(), (closed) => writer.close(closed));
-    } else if (!failed && from) {
-      writer = createWriter(agent, { id, store, flushMs, from, onFail: fail, broadcast: (message) => channel?.postMessage(message) });
+    } else {
+      writer = createWriter(agent, {
+        id, store, flushMs, from, onFail: fail, broadcast: (message) => channel?.postMessage(message),
+        // Another writer extended the log: the writer halted; the session catches up (conflict.js).
+        onConflict: (err) => void catchUp.conflict(err),
+      });
     }
+    return writer.flush();
+  }
+
+  // Runs stay refused until the restore is done: a prompt during it would be overwritten by it.
+  async function becomeLeader() {
+    takingOver = true;
+    const from = await restore();
+    leader = true;
+    follower.stop();
+    if (locks && !channel) channel = openChannel(name);
     // What the agent holds now (its system prompt, model, a transcript set before attaching) is
     // written before the session is handed over, not in the middle of the first run.
-    const written = writer?.flush();
+    const written = startWriter(from);
     notify();
     await written;
   }
+
+  // ---- another writer of the log (another browser or device, through a shared store): the writer
+  // that was refused halts, and the session catches up with the log as it is (conflict.js).
+  let catchingUp = false;
+  let halted; // the writer that was refused, while the session catches up
+  let caughtUpFrom;
+  const catchUp = createCatchUp(agent, {
+    pause() {
+      catchingUp = true;
+      // Halted already when one of its writes was refused; not when the page was shown again (check()).
+      writer?.halt?.();
+      halted = writer ?? halted;
+      writer = undefined;
+    },
+    writtenMessages: () => (writer ?? halted)?.writtenMessages?.() ?? 0,
+    async restore(keep) {
+      caughtUpFrom = await restore(keep);
+    },
+    resume() {
+      catchingUp = false;
+      const written = startWriter(caughtUpFrom);
+      notify();
+      return written;
+    },
+    grew: async () => typeof store.loadFrom === "function" && String((await store.loadFrom(id, writer?.length ?? 0)) ?? "").length > 0,
+    prompt: (messages) =>
+      Promise.resolve(agent.state.isStreaming ? messages.forEach((m) => agent.followUp(m)) : agent.prompt(messages)).catch(fail),
+    fail,
+  });
+  // Back on a page whose log other browsers or devices write too: show what they wrote meanwhile.
+  const onVisible = () => document.visibilityState === "visible" && leader && !catchingUp && void catchUp.check();
+  const watchVisible = store.shared === true && typeof document === "object" && document !== null;
+  if (watchVisible) document.addEventListener("visibilitychange", onVisible);
 
   const lock = locks && tabLock(locks, name);
   if (!lock || (await lock.tryLead())) await becomeLeader();
@@ -197,6 +251,7 @@ export async function attachSession(agent, options = {}) {
     async detach() {
       if (detached) return;
       unhide?.();
+      if (watchVisible) document.removeEventListener("visibilitychange", onVisible);
       await writer?.stop();
       detached = true;
       leader = false;

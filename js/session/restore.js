@@ -1,6 +1,7 @@
 // Restore: reading a session's log and putting its conversation into the agent, made valid for
 // the next request (log.js `restoreFrom` decides what each cut call and answer becomes).
 import { SessionLogError, foldLog, logHeader, readLog, restoreFrom } from "./log.js";
+import { keepIdentity } from "./conflict.js";
 
 /**
  * Reads session `id`'s log: `{ text, records, header, dropped }`. A store's failure is given to
@@ -32,11 +33,13 @@ export function writerStart(log, folded = foldLog(log.records)) {
  * Puts the conversation of `log` into `agent`: transcript, model settings and queues, each when
  * the log has it (a log that holds no transcript, such as one just cleared, leaves the agent's as
  * it was configured). `replaySafe(name)` tells whether a tool may run again after a reload.
- * Returns what the session shows (`restored`, `interrupted`, `pending`, `dropped`, `damage`) and
- * `from`, what the log holds once repaired, for the writer.
+ * `keep`: messages of the agent whose objects are kept where the log has the same (a catch-up with
+ * another writer, conflict.js). Returns what the session shows (`restored`, `interrupted`,
+ * `pending`, `dropped`, `damage`) and `from`, what the log holds once repaired, for the writer.
  */
-export function restoreInto(agent, log, replaySafe) {
+export function restoreInto(agent, log, replaySafe, keep) {
   const folded = foldLog(log.records);
+  if (keep) keepIdentity(folded.messages, keep);
   const out = { restored: false, interrupted: false, pending: [], dropped: log.dropped, damage: log.damage, from: writerStart(log, folded) };
   if (!log.header || log.records.length === 0) return out;
   out.restored = true;

@@ -138,14 +138,15 @@ export function createWaiting(agent, { notify, record, flush }) {
             }
           },
     /**
-     * The agent's methods while calls wait (`own`: own.js `ownMethods`). `refused()` gives a
-     * rejection while the tab does not lead, or undefined.
+     * The agent's methods while calls wait (`own`: own.js `ownMethods`). `gate(again)` may hold a
+     * run back: it gives a promise for what the run gives (a rejection while the tab does not lead,
+     * `again()` once a catch-up with another writer is over), or undefined to run it now.
      */
-    wrap(own, refused) {
+    wrap(own, gate) {
       for (const name of ["prompt", "continue", "reset", "abort", "waitForIdle"]) original[name] = agent[name];
-      own.set("prompt", function (...args) {
-        const no = refused();
-        if (no) return no;
+      own.set("prompt", function prompt(...args) {
+        const held = gate(() => prompt.apply(this, args));
+        if (held) return held;
         if (movingOn) return Promise.reject(new Error(ALREADY_PROMPTING));
         if (!job && pending.length === 0) return original.prompt.apply(agent, args);
         const run = (movingOn = moveOn().then(() => {
@@ -154,9 +155,9 @@ export function createWaiting(agent, { notify, record, flush }) {
         }));
         return run;
       });
-      own.set("continue", function () {
-        const no = refused();
-        if (no) return no;
+      own.set("continue", function run() {
+        const held = gate(() => run.call(this));
+        if (held) return held;
         if (movingOn || job) return Promise.reject(new Error(ALREADY_CONTINUING));
         if (pending.length > 0) return resume();
         return original.continue.call(agent);

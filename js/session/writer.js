@@ -10,6 +10,7 @@
 // that text instead of repeating it).
 import { logLine, numberLine, pushRecord } from "./log.js";
 import { ownMethods } from "./own.js";
+import { isSessionConflict } from "./conflict.js";
 
 /** What a leading tab tells the others after it rewrote the log (after an append: the appended length). */
 export const REPLACED = "replaced";
@@ -82,23 +83,29 @@ export function onPageHide(flush, closing = () => {}) {
 
 /**
  * Replaces session `id`'s log in `store` with `text`, atomically when the store can (`replace`).
- * `length`: the length of the log the caller believes it replaces (a checking store rejects a stale one).
+ * `length`: the length of the log the caller believes it replaces (a checking store rejects a stale
+ * one); undefined for a replace that holds whatever the log has (clear()).
  */
 export const replaceLog = (store, id, text, length) =>
   store.replace
-    ? Promise.resolve(store.replace(id, text, { length }))
+    ? Promise.resolve(store.replace(id, text, length === undefined ? undefined : { length }))
     : Promise.resolve(store.clear(id)).then(() => store.append(id, text, { length: 0 }));
 
 /**
  * Starts writing `agent`'s session `id` to `store`. `from` is what the log holds, as restore read it:
  * `mirror` (its transcript), `steering`, `followUps`, `model`, `thinkingLevel`, `length` (its length in
  * characters), `count` (its records), `repair` (text to replace the log with first: a new log's
- * header, a damaged log's good part) and `resync` (the queues were not restored: write them). `onFail(error)` is called once, with the store's first failure; the writer stops then.
+ * header, a damaged log's good part) and `resync` (the queues were not restored: write them).
+ * `onFail(error)` is called once, with the store's first failure; the writer stops then.
+ * `onConflict(error)`, when given, is called instead for a `SessionConflictError` (another writer
+ * extended the log, see conflict.js): the writer halts, writing nothing it had batched.
  * `broadcast(message)` tells the other tabs what changed (an appended length, or REPLACED).
  */
-export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcast = () => {}, from = {} }) {
+export function createWriter(agent, { id, store, flushMs = 100, onFail, onConflict, broadcast = () => {}, from = {} }) {
   let failed = false;
   let stopped = false;
+  // Another writer extended the log (see `onConflict`).
+  let halted = false;
   // The write chain: each write starts when the one before it settled.
   let chain = Promise.resolve();
   // The log's length as this writer knows it: what restore read, plus what it wrote since.
@@ -106,8 +113,14 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
   // The records the log holds: each record written is numbered with its position (log.js).
   let count = from.count ?? 0;
 
+  // How many of the agent's messages the log held after the last write that landed.
+  let landed = from.mirror?.length ?? 0;
   const fail = (err) => {
-    if (failed) return;
+    if (failed || halted) return;
+    if (onConflict && isSessionConflict(err)) {
+      halt();
+      return void onConflict(err);
+    }
     failed = true;
     onFail?.(err instanceof Error ? err : new Error(String(err)));
   };
@@ -294,23 +307,33 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
     for (const block of blocks.values()) block.logged = block.queued;
     const at = length;
     length += size;
+    const upTo = mirror.length;
     const appendParts = store[APPEND_PARTS];
     const append = appendParts ? () => appendParts(id, pieces, { length: at }) : () => store.append(id, pieces.join(""), { length: at });
     // The other tabs re-read the log: they are told that it grew, not what was written.
-    return write(() => guard(append).then(() => !failed && broadcast(size)));
+    return write(() =>
+      guard(async () => {
+        await append();
+        landed = upTo;
+        if (!failed) broadcast(size);
+      }),
+    );
   }
 
   /** Adds `write()` to the chain: begun at once for a store that orders its writes, else after the write before it. */
   const ordered = store[ORDERED_WRITES] === true;
   function write(f) {
-    if (!ordered) chain = chain.then(() => (failed ? undefined : f()));
-    else if (!failed) chain = Promise.all([chain, f()]).then(() => undefined);
+    if (!ordered) chain = chain.then(() => (failed || halted ? undefined : f()));
+    else if (!failed && !halted) chain = Promise.all([chain, f()]).then(() => undefined);
     return chain;
   }
 
-  /** Replaces the log with `text` after the writes before it (the other tabs read it again from its start). */
-  function rewrite(text) {
-    const known = length;
+  /**
+   * Replaces the log with `text` after the writes before it (the other tabs read it again from its
+   * start); `check`: only if the log still has the length this writer knows (not for clear()).
+   */
+  function rewrite(text, check = true) {
+    const known = check ? length : undefined;
     length = text.length;
     return write(() => guard(() => replaceLog(store, id, text, known)).then(() => void broadcast(REPLACED)));
   }
@@ -471,9 +494,29 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
     unwatch = idle ? agent.subscribeState(() => schedule()) : () => false;
   };
 
+  // Halted (see `halted`): nothing batched is written, and the writer lets go of the agent without a last write.
+  function halt() {
+    if (halted || stopped) return;
+    halted = stopped = true;
+    cancel();
+    batch = [];
+    removeHide();
+    unsubscribeEvents();
+    unwatch();
+    own.restoreAll();
+  }
+
   return {
     flush,
     wrapBeforeToolCall,
+    /** The log's length as this writer knows it (what it read, plus what it wrote since). */
+    get length() {
+      return length;
+    },
+    /** How many of the agent's messages the log held after the last write that landed. */
+    writtenMessages: () => landed,
+    /** Stops at once, writing nothing batched (the session catches up with another writer). */
+    halt,
     /** The page is going away (`true`: nothing more is written) or was shown again (`false`); see `onPageHide`. */
     close,
     /** Adds `record` to the batch, written within a macrotask (a restored call started again). */
@@ -490,7 +533,8 @@ export function createWriter(agent, { id, store, flushMs = 100, onFail, broadcas
       model = thinkingLevel = undefined;
       queuesDirty = true;
       count = 0;
-      return rewrite(header);
+      landed = 0;
+      return rewrite(header, false);
     },
     /** Writes what is batched, then stops writing and lets go of the agent. */
     async stop() {
