@@ -41,9 +41,13 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   apt_install postgresql
 fi
 
-# npm ci only when node_modules is missing or older than the lock file.
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+# npm ci only when node_modules was not installed from this very lock file (its hash is kept
+# beside the install): a merge or a checkout that changes the lock installs again, whatever the
+# files' times say.
+LOCK_HASH=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -d node_modules ] || [ "$(cat node_modules/.installed-lock-hash 2>/dev/null)" != "$LOCK_HASH" ]; then
   log "npm ci"
   npm ci --no-audit --no-fund --loglevel=error
+  echo "$LOCK_HASH" > node_modules/.installed-lock-hash
 fi
 log "ready: $(rustc --version | cut -d' ' -f1-2), wasm-bindgen $WB_VERSION, $(/usr/bin/chromium --version 2>/dev/null | head -1), node $(node --version), postgres $(ls /usr/lib/postgresql | sort -n | tail -1)"
