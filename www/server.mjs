@@ -261,7 +261,9 @@ export async function startServer(options = {}) {
 		if (clientGone) return;
 		res.writeHead(200, {
 			"content-type": "text/event-stream; charset=utf-8",
-			"cache-control": "no-store",
+			// Not no-store: Chromium ends a streamed fetch of a no-store response as net::ERR_ABORTED although the
+			// page read it to its end (most finished /api/stream requests did); no-cache keeps it out of caches too.
+			"cache-control": "no-cache, no-transform",
 			"x-accel-buffering": "no",
 			...SECURITY_HEADERS,
 		});
