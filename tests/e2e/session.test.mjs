@@ -15,7 +15,7 @@ test("the demo survives reloads and replays an exported run", { timeout: 300_000
 	t.after(() => server.close());
 	const browser = await launchChromium();
 	t.after(() => browser.close());
-	const { page, problems } = await newPage(browser);
+	const { page, problems, expectAbort } = await newPage(browser);
 	const count = (sel) => page.locator(sel).count();
 	const reload = async () => {
 		await page.reload();
@@ -30,6 +30,7 @@ test("the demo survives reloads and replays an exported run", { timeout: 300_000
 			const el = [...document.querySelectorAll('[data-testid="assistant-text"]')].pop();
 			return el && el.textContent.length > 30 && document.querySelector('[data-testid="run-status"]').dataset.streaming === "true";
 		});
+		expectAbort();
 		await reload();
 		await page.waitForSelector('[data-testid="message-aborted"]');
 		assert.match(await page.locator('[data-testid="message-aborted"]').innerText(), /Interrupted/);
@@ -68,6 +69,7 @@ test("the demo survives reloads and replays an exported run", { timeout: 300_000
 	await t.test("Export run downloads the log of this page's runs", async () => {
 		await sendPrompt(page, "hello");
 		await waitIdle(page);
+		await page.click('[data-testid="menu-button"]');
 		const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="export-run"]')]);
 		logPath = await download.path();
 		const log = JSON.parse(readFileSync(logPath, "utf8"));
