@@ -14,6 +14,7 @@
 // the session takes either, and with a WorkerAgent, `resume()` runs its calls in the worker.
 import { RUN_TOOL_CALL, WRAP_BEFORE_TOOL_CALL } from "../../src/agent/state.js";
 import { SessionLogError, copyPartial, createFold, foldLog, logHeader, logLine, pushRecord, readLog, restoreFrom, toolResultMessage } from "./log.js";
+import { createBranches, createTree } from "./branches.js";
 
 export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./log.js";
 
@@ -597,6 +598,8 @@ export async function attachSession(agent, options = {}) {
   let interrupted = false;
   let restored = false;
   let dropped = 0;
+  // The versions of the conversation (branches.js), in the leading tab; a following tab reads its fold's.
+  let tree = createTree();
 
   // The other tabs read the log again from its start after this (they read only what was appended otherwise).
   const rewrite = (text) =>
@@ -621,6 +624,7 @@ export async function attachSession(agent, options = {}) {
     if (!log) return;
     dropped = log.dropped;
     const folded = foldLog(log.records);
+    tree = folded.tree;
     if (log.header) {
       const out = restoreFrom(folded, replaySafe);
       restored = true;
@@ -800,8 +804,30 @@ export async function attachSession(agent, options = {}) {
     if (calls.length > 0 || last?.role === "toolResult") await agent.continue();
   }
 
+  const branches = createBranches(agent, {
+    tree() {
+      if (!leader) return followed?.fold.state.tree ?? createTree();
+      tree.sync(agent.getSnapshot().messages);
+      return tree;
+    },
+    leader: () => leader && !detached,
+    record: (r) => batch.push(r),
+    flush: () => flush(),
+    refuse: () => new Error(`pi-agent-wasm/session: session "${id}" is running in another tab`),
+    subscribe(listener) {
+      const off = agent.subscribeState(listener);
+      listeners.add(listener);
+      return () => {
+        off();
+        listeners.delete(listener);
+      };
+    },
+  });
+
   const session = {
     id,
+    /** The versions of the conversation: where the transcript forks, and edit, regenerate and switch (branches.js). */
+    branches,
     /** Whether the store held this session (the agent now holds its conversation). */
     get restored() {
       return restored;
@@ -853,6 +879,7 @@ export async function attachSession(agent, options = {}) {
       unsubscribeEvents();
       unwatch();
       agent[WRAP_BEFORE_TOOL_CALL](undefined);
+      branches.close();
       for (const name of [...QUEUE_METHODS, ...RUN_METHODS]) restoreOwn(name);
       channel?.close();
       waiting.abort();
@@ -863,6 +890,7 @@ export async function attachSession(agent, options = {}) {
       await writer;
       batch = [];
       mirror = [];
+      tree = createTree();
       model = thinkingLevel = undefined;
       queuesDirty = true;
       writer = writer.then(() => guard(() => rewrite(logHeader())));

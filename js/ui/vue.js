@@ -20,3 +20,17 @@ export function useAgent(agent, options) {
   // Typed read-only (vue.d.ts); a readonly proxy would wrap the snapshot in proxies.
   return snapshot;
 }
+
+/**
+ * A read-only shallow ref of a session's branch points (`session.branches` of pi-agent-wasm/session):
+ * `{ index, version, count }` per message of the transcript that has other versions. Switch with
+ * `branches.switchTo(index, version)`. Unsubscribes when the calling component (or effect scope) is disposed.
+ */
+export function useBranches(branches) {
+  const points = shallowRef(branches.getSnapshot());
+  const unsubscribe = branches.subscribe(() => {
+    points.value = branches.getSnapshot();
+  });
+  if (getCurrentScope()) onScopeDispose(unsubscribe);
+  return points;
+}
