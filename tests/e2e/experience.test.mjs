@@ -83,6 +83,25 @@ for (const vp of VIEWPORTS) {
 				const seen = (window.__status = []);
 				const el = document.querySelector('[data-testid="run-status"] > span');
 				new MutationObserver(() => seen.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
+				// A block of an answer is finished once another block follows it (it may change in that same render,
+				// as its end is known then): after that render it must not change again. Only the last block streams.
+				const late = (window.__lateBlockChanges = []);
+				const counts = new WeakMap(); // .md -> how many blocks it had after the last render seen
+				window.__blockChanges = 0;
+				new MutationObserver((records) => {
+					const seen = new Set();
+					for (const r of records) {
+						const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+						const md = node?.closest(".md");
+						if (!md) continue;
+						seen.add(md);
+						if (node === md) continue;
+						const block = [...md.children].findIndex((c) => c.contains(node));
+						window.__blockChanges++;
+						if (block >= 0 && block < (counts.get(md) ?? 0) - 1) late.push(`${block}/${counts.get(md)}: ${node.outerHTML.slice(0, 80)}`);
+					}
+					for (const md of seen) counts.set(md, md.children.length);
+				}).observe(document.querySelector('[data-testid="transcript"]'), { childList: true, characterData: true, subtree: true, attributes: true });
 				const live = (window.__live = []);
 				const region = document.querySelector('[data-testid="live-answer"]');
 				new MutationObserver(() => live.push(region.textContent)).observe(region, { childList: true, characterData: true, subtree: true });
@@ -99,6 +118,9 @@ for (const vp of VIEWPORTS) {
 			await waitIdle(page);
 			const statuses = await page.evaluate(() => window.__status);
 			assert.deepEqual(statuses, ["Agent working…", "Idle"], "the status region changes twice, not per token");
+			const late = await page.evaluate(() => window.__lateBlockChanges);
+			assert.ok((await page.evaluate(() => window.__blockChanges)) > 10, "the answer streamed into its blocks");
+			assert.deepEqual(late, [], "a finished markdown block is rendered once");
 			const live = await page.evaluate(() => window.__live);
 			assert.equal(live.length, 1, `the answer is announced once (${live.length} changes)`);
 			assert.match(live[0], /^Assistant: # Markdown in the demo/);

@@ -1,6 +1,6 @@
 import { memo, useEffect, useId, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
-import { useAgent } from "pi-agent-wasm/react";
-import { createChatAgent } from "./agent.js";
+import { useAgent, useBranches } from "pi-agent-wasm/react";
+import { createChatAgent, userMessage } from "./agent.js";
 import { Markdown } from "./Markdown.jsx";
 import { Modal } from "./Dialog.jsx";
 import { TOOLS } from "./tools.js";
@@ -89,11 +89,26 @@ function Chat({ config }) {
 
 	// In a following tab, the answer the leading tab streams.
 	const streamingMessage = snap.streamingMessage ?? (session.role === "follower" ? session.session?.remoteStreamingMessage : undefined);
+	// The messages shown, with their index in the transcript (where the session's branches name them) and, for
+	// an answer (the assistant messages after a prompt), where it starts and whether this is its last message.
 	const visible = useMemo(() => {
-		const list = snap.messages.filter((m) => m.role === "user" || m.role === "assistant");
-		if (streamingMessage?.role === "assistant") return [...list, streamingMessage];
+		const list = [];
+		snap.messages.forEach((m, index) => (m.role === "user" || m.role === "assistant") && list.push({ m, index }));
+		if (streamingMessage?.role === "assistant") list.push({ m: streamingMessage, index: snap.messages.length });
+		let start;
+		for (let i = 0; i < list.length; i++) {
+			const e = list[i];
+			if (e.m.role === "user") start = undefined;
+			else {
+				start ??= list[i - 1]?.m.role === "user" ? e.index : undefined;
+				e.answerStart = start;
+				e.answerEnd = list[i + 1]?.m.role !== "assistant";
+			}
+		}
 		return list;
 	}, [snap.messages, streamingMessage]);
+	const branches = useBranches(session.mode === "live" ? session.session?.branches : undefined);
+	const canBranch = !snap.isStreaming && !readOnly;
 	// The prompt an answer that failed on its input answers: it can be edited or removed.
 	const failedPrompt = useMemo(() => {
 		const last = snap.messages[snap.messages.length - 1];
@@ -146,20 +161,37 @@ function Chat({ config }) {
 					Conversation
 				</h2>
 				{visible.length === 0 && <Welcome model={snap.model} onPick={readOnly ? undefined : send} />}
-				{visible.map((m, i) =>
+				{visible.map(({ m, index, answerStart, answerEnd }, i) =>
 					m.role === "user" ? (
 						<UserMessage
 							key={`u${m.timestamp}-${i}`}
 							message={m}
+							index={index}
 							kind={queue.delivered.get(m.timestamp)}
 							failed={m === failedPrompt}
 							chat={chat}
-							onEdited={(text) => send(text)}
+							point={branches.at(index)}
+							canBranch={canBranch}
+							onSwitch={(version) => run(branches.switchTo(index, version))}
+							onEdited={(text) => {
+								stick.current = true;
+								// With a session the edited message starts a new version (the earlier one is kept); without one it replaces it.
+								if (session.session?.branches && session.mode === "live") run(branches.edit(index, userMessage(text)));
+								else if (chat.removeFrom(m)) send(text);
+							}}
 						/>
 					) : (
 						<AssistantMessage
 							key={`a${m.timestamp}-${i}`}
 							message={m}
+							answerEnd={answerEnd && m !== streamingMessage}
+							point={answerStart === undefined ? undefined : branches.at(answerStart)}
+							canBranch={canBranch && answerStart !== undefined && Boolean(session.session?.branches) && session.mode === "live"}
+							onSwitch={(version) => run(branches.switchTo(answerStart, version))}
+							onRegenerate={() => {
+								stick.current = true;
+								run(branches.regenerate(answerStart));
+							}}
 							streaming={m === streamingMessage}
 							toolResults={toolResults}
 							outcomes={outcomes}
@@ -294,7 +326,26 @@ function Welcome({ model, onPick }) {
 	);
 }
 
-const UserMessage = memo(function UserMessage({ message, kind, failed, chat, onEdited }) {
+/** ‹ 2/3 ›: the versions of a message (a prompt edited, an answer regenerated). */
+function VersionNav({ point, disabled, onSwitch, what }) {
+	if (!point) return null;
+	const { version, count } = point;
+	return (
+		<span className="versions" data-testid="branch-nav" role="group" aria-label={`${what} versions`}>
+			<button type="button" className="link" data-testid="branch-prev" disabled={disabled || version === 0} onClick={() => onSwitch(version - 1)} aria-label={`Previous version of this ${what}`}>
+				‹
+			</button>
+			<span data-testid="branch-label" aria-label={`Version ${version + 1} of ${count}`}>
+				{version + 1}/{count}
+			</span>
+			<button type="button" className="link" data-testid="branch-next" disabled={disabled || version === count - 1} onClick={() => onSwitch(version + 1)} aria-label={`Next version of this ${what}`}>
+				›
+			</button>
+		</span>
+	);
+}
+
+const UserMessage = memo(function UserMessage({ message, index, kind, failed, chat, point, canBranch, onSwitch, onEdited }) {
 	const [editing, setEditing] = useState(false);
 	const text = textOf(message.content);
 	return (
@@ -304,35 +355,43 @@ const UserMessage = memo(function UserMessage({ message, kind, failed, chat, onE
 				<EditBox
 					chat={chat}
 					initial={text}
+					index={index}
 					onCancel={() => setEditing(false)}
 					onSave={(next) => {
 						setEditing(false);
-						if (chat.removeFrom(message)) onEdited(next);
+						onEdited(next);
 					}}
 				/>
 			) : (
 				<div className="bubble">{text.length > 20_000 ? `${text.slice(0, 20_000)}… (${fmt(text.length)} characters)` : text}</div>
 			)}
-			{failed && !editing && (
-				<div className="msg-actions" data-testid="failed-prompt-actions">
-					<span className="muted">This message was not answered.</span>
-					<button type="button" className="link" data-testid="edit-message" onClick={() => setEditing(true)}>
-						Edit
-					</button>
-					<button type="button" className="link" data-testid="remove-message" onClick={() => chat.removeFrom(message) && focusComposer()?.focus()}>
-						Remove
-					</button>
+			{!editing && (failed || canBranch || point) && (
+				<div className="msg-actions" data-testid={failed ? "failed-prompt-actions" : "message-actions"}>
+					{failed && <span className="muted">This message was not answered.</span>}
+					<VersionNav point={point} disabled={!canBranch} onSwitch={onSwitch} what="message" />
+					{(canBranch || failed) && (
+						<button type="button" className="link" data-testid="edit-message" onClick={() => setEditing(true)}>
+							Edit
+						</button>
+					)}
+					{failed && (
+						<button type="button" className="link" data-testid="remove-message" onClick={() => chat.removeFrom(message) && focusComposer()?.focus()}>
+							Remove
+						</button>
+					)}
 				</div>
 			)}
 		</article>
 	);
 });
 
-function EditBox({ chat, initial, onCancel, onSave }) {
+function EditBox({ chat, initial, index, onCancel, onSave }) {
 	const [text, setText] = useState(initial);
+	const [before] = useState(() => chat.agent.state.messages.slice(0, index));
 	const id = useId();
 	const limit = useStore(chat.limit);
-	const bytes = useMemo(() => chat.requestBytes(text), [chat, text]);
+	// The request the edited message would make: the messages before it, then it.
+	const bytes = useMemo(() => chat.requestBytes(text, before), [chat, text, before]);
 	const tooLarge = bytes > limit;
 	return (
 		<form
@@ -393,7 +452,7 @@ const OUTCOME_NOTES = {
 	interrupted: () => "Interrupted: the page was reloaded or closed while this answer streamed.",
 };
 
-function AssistantMessage({ message, streaming, toolResults, outcomes, activity, pendingApproval, pendingToolCalls }) {
+function AssistantMessage({ message, answerEnd, point, canBranch, onSwitch, onRegenerate, streaming, toolResults, outcomes, activity, pendingApproval, pendingToolCalls }) {
 	const outcome = streaming ? undefined : messageOutcome(message);
 	const known = usageKnown(message);
 	return (
@@ -452,6 +511,16 @@ function AssistantMessage({ message, streaming, toolResults, outcomes, activity,
 					</>
 				)}
 			</div>
+			{answerEnd && (point || canBranch) && (
+				<div className="msg-actions answer-actions" data-testid="answer-actions">
+					<VersionNav point={point} disabled={!canBranch} onSwitch={onSwitch} what="answer" />
+					{canBranch && (
+						<button type="button" className="link" data-testid="regenerate" onClick={onRegenerate}>
+							Regenerate
+						</button>
+					)}
+				</div>
+			)}
 		</article>
 	);
 }
