@@ -34,6 +34,9 @@ test("the demo survives reloads and replays an exported run", { timeout: 300_000
 		await reload();
 		await page.waitForSelector('[data-testid="message-aborted"]');
 		assert.match(await page.locator('[data-testid="message-aborted"]').innerText(), /Interrupted/);
+		const cut = page.locator('[data-testid="assistant-message"]').last();
+		assert.equal(await cut.getAttribute("data-outcome"), "interrupted");
+		assert.match(await cut.locator('[data-testid="message-meta"]').innerText(), /^interrupted · .*usage unknown/, "not 0 in / 0 out");
 		assert.equal(await count('[data-testid="user-message"]'), 1);
 		assert.match(await page.locator('[data-testid="session-status"]').innerText(), /interrupted/);
 		await waitIdle(page);
@@ -61,12 +64,18 @@ test("the demo survives reloads and replays an exported run", { timeout: 300_000
 		const card = page.locator('[data-testid="tool-card"][data-tool="long_task"]').last();
 		await card.locator('[data-testid="tool-result"]').waitFor();
 		assert.match(await card.locator('[data-testid="tool-result"]').innerText(), /interrupted before it finished/);
+		assert.equal(await card.locator('[data-testid="tool-status"]').innerText(), "interrupted", "one word: interrupted, not failed");
 		assert.equal(await page.locator('[data-testid="tool-card"][data-tool="long_task"]').count(), 1);
 		await shot(page, "interrupted-tool");
 	});
 
 	let logPath;
 	await t.test("Export run downloads the log of this page's runs", async () => {
+		await sendPrompt(page, "read the about page");
+		await page.waitForSelector('[data-testid="approval-dialog"]');
+		await page.click('[data-testid="deny"]');
+		await waitIdle(page);
+		assert.equal(await page.locator('[data-testid="tool-card"][data-tool="fetch_page"] [data-testid="tool-status"]').last().innerText(), "denied");
 		await sendPrompt(page, "hello");
 		await waitIdle(page);
 		await page.click('[data-testid="menu-button"]');
@@ -75,8 +84,8 @@ test("the demo survives reloads and replays an exported run", { timeout: 300_000
 		const log = JSON.parse(readFileSync(logPath, "utf8"));
 		assert.equal(log.pi, "replay");
 		assert.equal(log.v, 1);
-		assert.equal(log.requests.length, 1);
-		assert.deepEqual(log.inputs.map((i) => i.op), ["prompt"]);
+		assert.equal(log.requests.length, 3, "the denied call's request, the answer after it, hello's");
+		assert.deepEqual(log.inputs.map((i) => i.op), ["prompt", "prompt"]);
 	});
 
 	await t.test("Replay opens the log and plays it", async () => {
@@ -86,10 +95,15 @@ test("the demo survives reloads and replays an exported run", { timeout: 300_000
 		await page.waitForSelector('[data-testid="session-status"][data-replay="done"]', { timeout: 60_000 });
 		assert.equal(await count('[data-testid="session-error"]'), 0);
 		assert.deepEqual(await page.locator('[data-testid="assistant-text"]').allInnerTexts(), before);
+		assert.equal(
+			await page.locator('[data-testid="tool-card"][data-tool="fetch_page"] [data-testid="tool-status"]').last().innerText(),
+			"denied",
+			"a replayed denial reads denied, not failed",
+		);
 		await shot(page, "replayed");
 		await page.click('[data-testid="exit-replay"]');
 		await page.waitForSelector('[data-testid="session-status"]');
-		assert.equal(await count('[data-testid="user-message"]'), 4, "the saved conversation is still there");
+		assert.equal(await count('[data-testid="user-message"]'), 5, "the saved conversation is still there");
 	});
 
 	await t.test("no page errors, no console errors, no failed requests", async () => {
