@@ -364,3 +364,30 @@ test("a request refused for its input leaves the chat usable: the message is edi
 	assert.match(await page.locator(sel("tool-result")).last().innerText(), /2\+2 = 4/);
 	assert.deepEqual(problems.filter((p) => !expected(p)), []);
 });
+
+test("at 360×740, the narrowest phone: one header row, a full-width message box while the agent works", { timeout: 120_000 }, async (t) => {
+	await ensureAppBuilt();
+	const server = await startDemoServer({ PI_DEMO_DELAY_SCALE: "0.3" });
+	t.after(() => server.close());
+	const browser = await launchChromium();
+	t.after(() => browser.close());
+	const { page, problems, expectAbort } = await newPage(browser, { viewport: { width: 360, height: 740 } });
+	await page.goto(server.url);
+	await page.waitForSelector(sel("welcome"));
+	await sendPrompt(page, "run a long task for 20 seconds");
+	await page.waitForSelector(`${sel("tool-card")}[data-status="running"]`);
+	const header = await box(page, sel("header"));
+	assert.ok(header.height <= 56, `one header row (${header.height}px)`);
+	const picker = await box(page, sel("model-picker"));
+	assert.ok(picker.width >= 96, `the model picker stays readable (${picker.width}px)`);
+	const input = await box(page, sel("composer-input"));
+	assert.ok(input.width >= 330, `the message box keeps its width (${input.width}px)`);
+	for (const id of ["steer", "follow-up", "abort"]) assert.ok((await box(page, sel(id))).right <= 360, `${id} is on screen`);
+	assert.equal(await overflowsX(page), false);
+	await assertAccessible(page, "360 px, working");
+	await screenshot(page, "experience", "small-working");
+	expectAbort();
+	await page.click(sel("abort"));
+	await waitIdle(page);
+	assert.deepEqual(problems, []);
+});

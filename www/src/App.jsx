@@ -273,8 +273,9 @@ function Header({ chat, snap, usage, durable, session, onNewChat, readOnly }) {
 				data-testid="new-chat"
 				disabled={snap.isStreaming || readOnly || !snap.messages.some((m) => m.role === "user")}
 				onClick={onNewChat}
+				aria-label="New chat"
 			>
-				New chat
+				New<span className="roomy-only"> chat</span>
 			</button>
 			<Menu chat={chat} snap={snap} usage={<UsageText usage={usage} />} durable={durable} session={session} />
 		</header>
