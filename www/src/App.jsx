@@ -448,7 +448,12 @@ function Thinking({ text, streaming }) {
 }
 
 const OUTCOME_NOTES = {
-	failed: (m) => `Failed: ${m.errorMessage ?? "unknown error"}`,
+	failed: (m) => {
+		const limit = /request body too large \(limit (\d+) bytes\)/.exec(m.errorMessage ?? "");
+		const hint = limit ? ` The request is larger than the server takes (${fmtBytes(Number(limit[1]))}): edit or remove your message.` : "";
+		const text = m.errorMessage ?? "unknown error";
+		return `Failed: ${text}${/[.!?]$/.test(text) ? "" : "."}${hint}`;
+	},
 	aborted: () => "Aborted: the run was stopped.",
 	interrupted: () => "Interrupted: the page was reloaded or closed while this answer streamed.",
 };
