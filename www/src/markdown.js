@@ -30,12 +30,15 @@ export function lex(text) {
 
 /**
  * Cuts `text` into blocks, lexing only what follows the blocks finished at the last call (`memo` keeps
- * them). Returns { blocks, links }. Text that does not extend the last one is lexed from its start.
+ * them). Returns { blocks, links }. A text that does not extend the last one is lexed from its start.
  */
 export function splitBlocks(text, memo) {
 	let stable = memo.stable ?? [];
 	let at = memo.at ?? 0;
-	if (memo.text === undefined || !text.startsWith(memo.text.slice(0, at))) {
+	// A streaming answer only grows: the text before the unfinished block is checked by its last characters,
+	// not read again whole (a text that was replaced rather than extended is caught by its length or its end).
+	const from = Math.max(0, at - 256);
+	if (memo.text === undefined || text.length < at || text.slice(from, at) !== memo.text.slice(from, at)) {
 		stable = [];
 		at = 0;
 	}
