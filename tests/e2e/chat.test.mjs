@@ -158,7 +158,7 @@ test("the chat demo in headless Chromium (offline demo model)", { timeout: 420_0
 			const items = [...document.querySelectorAll('[data-testid="tool-card"], [data-testid="user-message"]')];
 			const i = items.findLastIndex((e) => e.dataset.tool === "long_task");
 			return items.slice(i).map((e) =>
-				e.dataset.testid === "tool-card" ? `tool:${e.dataset.tool}:${e.dataset.status}` : `user:${e.dataset.kind}:${e.innerText.split("\n").pop()}`,
+				e.dataset.testid === "tool-card" ? `tool:${e.dataset.tool}:${e.dataset.status}` : `user:${e.dataset.kind}:${e.querySelector(".bubble").innerText}`,
 			);
 		});
 		assert.deepEqual(order, [
