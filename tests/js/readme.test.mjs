@@ -1,10 +1,21 @@
-// The README's quick start, run as written against a local proxy server that
-// answers POST /api/stream with a scripted SSE response.
+// The README's quick start (its page), read from README.md and run as written in Node against a local proxy
+// server that answers POST /api/stream with a scripted SSE response.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { startSseServer } from "../support/sse-server.mjs";
 
-const { Agent, streamProxy } = await import("../../pkg/index.js");
+/** The README's quick start: the first js block after "## Quick start", with `export { agent }` added to read it. */
+function quickStartBlock() {
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const section = readme.slice(readme.indexOf("## Quick start"));
+  const m = /```js\n([\s\S]*?)```/.exec(section);
+  if (!m) throw new Error("README.md has no js block under ## Quick start");
+  return `${m[1]}\nexport { agent };\n`;
+}
 
 const usage = { input: 5, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 7, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
 
@@ -22,27 +33,16 @@ test("the README quick start streams text through streamProxy", { timeout: 20000
       chunking: 7,
     },
   });
+  const output = { textContent: "" };
+  const dir = mkdtempSync(join(tmpdir(), "readme-quick-start-"));
   try {
-    const userSessionToken = "session-123";
-    const output = { textContent: "" };
-    // --- the README's example, unchanged apart from proxyUrl ---
-    const agent = new Agent({
-      initialState: {
-        systemPrompt: "You are a helpful assistant.",
-        model: { id: "claude-sonnet-4-6", name: "Claude Sonnet 4.6", api: "anthropic-messages", provider: "anthropic",
-                 baseUrl: "", reasoning: true, input: ["text"], cost: { input: 3, output: 15, cacheRead: 0, cacheWrite: 0 },
-                 contextWindow: 200000, maxTokens: 8192 },
-      },
-      streamFn: (model, context, options) =>
-        streamProxy(model, context, { ...options, proxyUrl: srv.url, authToken: userSessionToken }),
-    });
-    agent.subscribe((event) => {
-      if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") {
-        output.textContent += event.assistantMessageEvent.delta;
-      }
-    });
-    await agent.prompt("Hello!");
-    // --- end of example ---
+    // The README's block, as written: only the package's name is mapped to pkg/, and the page's globals
+    // (`document`, `location`) are this test's.
+    const source = quickStartBlock().replace(/from "pi-agent-wasm"/g, `from ${JSON.stringify(new URL("../../pkg/index.js", import.meta.url).href)}`);
+    writeFileSync(join(dir, "page.mjs"), source);
+    globalThis.location = { origin: srv.url };
+    globalThis.document = { querySelector: (selector) => (selector === "#answer" ? output : null) };
+    const { agent } = await import(pathToFileURL(join(dir, "page.mjs")).href + "?export");
     assert.equal(output.textContent, "Hello there!");
     const last = agent.state.messages.at(-1);
     assert.equal(last.role, "assistant");
@@ -54,6 +54,9 @@ test("the README quick start streams text through streamProxy", { timeout: 20000
     assert.deepEqual(request.body.context.messages.map((m) => m.role), ["system", "user"]);
     assert.equal(request.body.options.apiKey, undefined, "no key ever leaves the page");
   } finally {
+    delete globalThis.location;
+    delete globalThis.document;
+    rmSync(dir, { recursive: true, force: true });
     await srv.close();
   }
 });
