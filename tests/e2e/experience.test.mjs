@@ -222,6 +222,27 @@ for (const vp of VIEWPORTS) {
 			assert.equal(await card.locator(sel("tool-status")).innerText(), "denied");
 		});
 
+		await t.test("with the keyboard: the menu opens, Escape closes it and gives focus back; Edit opens an editor that Escape closes", async () => {
+			await page.focus(sel("menu-button"));
+			await page.keyboard.press("Enter");
+			await page.waitForSelector(`${sel("menu")}:not([hidden])`);
+			assert.equal(await page.getAttribute(sel("menu-button"), "aria-expanded"), "true");
+			const panel = await box(page, sel("menu"));
+			assert.ok(panel.right <= vp.width && panel.x >= 0, "the menu is on screen");
+			await assertAccessible(page, "menu open");
+			await page.keyboard.press("Tab");
+			assert.equal(await page.evaluate(() => Boolean(document.activeElement.closest('[data-testid="menu"]'))), true, "Tab moves into the menu");
+			await page.keyboard.press("Escape");
+			await page.waitForSelector(`${sel("menu")}[hidden]`, { state: "attached" });
+			assert.equal(await focused(page), "menu-button");
+			await page.focus(`${sel("user-message")} ${sel("edit-message")}`);
+			await page.keyboard.press("Enter");
+			await page.waitForSelector(sel("edit-input"));
+			assert.equal(await focused(page), "edit-input", "the editor takes focus");
+			await page.keyboard.press("Escape");
+			await page.waitForSelector(sel("edit-input"), { state: "detached" });
+		});
+
 		await t.test("jump to latest: offered when scrolled up, brings the newest message back", async () => {
 			await page.evaluate(() => (document.querySelector('[data-testid="transcript"]').scrollTop = 0));
 			await page.waitForSelector(sel("jump-to-latest"));
