@@ -699,7 +699,6 @@ function Notices({ session, durable, appError, clearError }) {
 }
 
 function sessionLabel(status) {
-	if (status.mode === "off") return "Not saved across reloads in a Worker";
 	if (status.mode === "replay")
 		return { playing: "Replaying a recorded run…", done: "Replay finished", diverged: "Replay diverged", failed: "Replay failed" }[status.replay] ?? "Replay";
 	if (status.role === "follower") return "Following another tab";

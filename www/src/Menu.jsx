@@ -50,10 +50,10 @@ export function Menu({ chat, snap, usage, durable, session }) {
 					</label>
 				)}
 				<WorkerSwitch disabled={snap.isStreaming} />
-				<button type="button" className="menu-row" data-testid="export-run" disabled={session.mode === "off"} onClick={() => (durable.exportRun(), close())}>
+				<button type="button" className="menu-row" data-testid="export-run" disabled={!session.recording} onClick={() => (durable.exportRun(), close())}>
 					Export run
 				</button>
-				<button type="button" className="menu-row" data-testid="replay" disabled={!live || snap.isStreaming} onClick={() => fileRef.current?.click()}>
+				<button type="button" className="menu-row" data-testid="replay" disabled={!live || !session.recording || snap.isStreaming} onClick={() => fileRef.current?.click()}>
 					Replay a run…
 				</button>
 				<input

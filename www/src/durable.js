@@ -40,14 +40,11 @@ export function createDurable(chat) {
 }
 
 function makeDurable(chat) {
-	// The session and the recorder wrap the agent's stream function and hooks, which a WorkerAgent keeps in its
-	// worker: with the agent in a Worker the demo keeps no session (the header says so).
-	if (runsInWorker()) {
-		const status = createStore({ mode: "off", role: "off", error: null, replay: null });
-		return { status, start: () => () => {}, takeOver() {}, exportRun() {}, async openReplay() {}, exitReplay() {} };
-	}
-	const status = createStore({ mode: replayMode() ? "replay" : "live", role: "starting", error: null, replay: null });
-	const recorder = status.get().mode === "live" ? createRecorder() : null;
+	// The session takes a WorkerAgent as it takes an Agent. The recorder wraps the agent's stream function, which a
+	// WorkerAgent keeps in its worker: with the agent in a Worker, runs are not recorded (no Export, no Replay).
+	const worker = runsInWorker();
+	const status = createStore({ mode: replayMode() && !worker ? "replay" : "live", role: "starting", error: null, replay: null, recording: !worker });
+	const recorder = status.get().mode === "live" && !worker ? createRecorder() : null;
 	recorder?.attach(chat.agent);
 
 	// "Take over here": a following tab asks the leading one to step back; the leader aborts its run, writes
