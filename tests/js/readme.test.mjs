@@ -1,62 +1,54 @@
-// The README's quick start (its page), read from README.md and run as written in Node against a local proxy
-// server that answers POST /api/stream with a scripted SSE response.
+// The README's servers run as written: the Node `http` server (server.mjs) and the Express one
+// (express.mjs) of its "Server" section, in an app directory with the packed package, pi-ai's real
+// Anthropic provider reaching a local stand-in of Anthropic's API (tests/support/fake-anthropic.mjs).
+// Each answers streamProxy (ours, from pkg/) and keeps a session through httpStore. The quick start
+// (a Next.js route and page) runs as written in tests/browser/server/nextjs.test.mjs.
 import assert from "node:assert/strict";
-import { test } from "node:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { startSseServer } from "../support/sse-server.mjs";
+import { test } from "node:test";
+import { startFakeAnthropic } from "../support/fake-anthropic.mjs";
+import { readmeFiles } from "../support/readme.mjs";
+import { KEY, packedApp, startProcess } from "../browser/server/journey.mjs";
 
-/** The README's quick start: the first js block after "## Quick start", with `export { agent }` added to read it. */
-function quickStartBlock() {
-  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-  const section = readme.slice(readme.indexOf("## Quick start"));
-  const m = /```js\n([\s\S]*?)```/.exec(section);
-  if (!m) throw new Error("README.md has no js block under ## Quick start");
-  return `${m[1]}\nexport { agent };\n`;
-}
+const { Agent, streamProxy } = await import("../../pkg/index.js");
+const { attachSession, httpStore } = await import("../../pkg/session/index.js");
 
-const usage = { input: 5, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 7, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
-
-test("the README quick start streams text through streamProxy", { timeout: 20000 }, async () => {
-  const srv = await startSseServer({
-    "/api/stream": {
-      lines: [
-        { type: "start" },
-        { type: "text_start", contentIndex: 0 },
-        { type: "text_delta", contentIndex: 0, delta: "Hello" },
-        { type: "text_delta", contentIndex: 0, delta: " there!" },
-        { type: "text_end", contentIndex: 0 },
-        { type: "done", reason: "stop", usage },
-      ],
-      chunking: 7,
-    },
-  });
-  const output = { textContent: "" };
-  const dir = mkdtempSync(join(tmpdir(), "readme-quick-start-"));
-  try {
-    // The README's block, as written: only the package's name is mapped to pkg/, and the page's globals
-    // (`document`, `location`) are this test's.
-    const source = quickStartBlock().replace(/from "pi-agent-wasm"/g, `from ${JSON.stringify(new URL("../../pkg/index.js", import.meta.url).href)}`);
-    writeFileSync(join(dir, "page.mjs"), source);
-    globalThis.location = { origin: srv.url };
-    globalThis.document = { querySelector: (selector) => (selector === "#answer" ? output : null) };
-    const { agent } = await import(pathToFileURL(join(dir, "page.mjs")).href + "?export");
-    assert.equal(output.textContent, "Hello there!");
-    const last = agent.state.messages.at(-1);
-    assert.equal(last.role, "assistant");
-    assert.equal(last.stopReason, "stop");
-    assert.deepEqual(last.usage, usage);
-    const request = srv.requests.find((r) => r.method === "POST");
-    assert.equal(request.headers.authorization, "Bearer session-123");
-    assert.equal(request.body.model.id, "claude-sonnet-4-6");
-    assert.deepEqual(request.body.context.messages.map((m) => m.role), ["system", "user"]);
-    assert.equal(request.body.options.apiKey, undefined, "no key ever leaves the page");
-  } finally {
-    delete globalThis.location;
-    delete globalThis.document;
-    rmSync(dir, { recursive: true, force: true });
-    await srv.close();
-  }
+test("the README's Node http and Express servers, as written", { timeout: 180_000 }, async (t) => {
+	const files = readmeFiles("Server");
+	const app = packedApp("readme");
+	t.after(() => app.remove());
+	const fake = await startFakeAnthropic({ key: KEY });
+	t.after(() => fake.close());
+	for (const [file, port] of [["server.mjs", 8787], ["express.mjs", 8788]]) {
+		await t.test(file, async () => {
+			assert.ok(files[file], `README.md shows ${file}`);
+			writeFileSync(join(app.dir, file), files[file]);
+			const server = await startProcess([file], {
+				cwd: app.dir,
+				env: { APP_TOKEN: "app-token", ANTHROPIC_API_KEY: KEY, PI_TEST_ANTHROPIC_URL: fake.url },
+				ready: /$^/, // it prints nothing: ready once it answers
+				readyCheck: `http://127.0.0.1:${port}/api/stream`,
+			});
+			try {
+				const proxyUrl = `http://127.0.0.1:${port}`;
+				const model = { provider: "anthropic", id: "claude-sonnet-4-6", api: "anthropic-messages" };
+				const streamFn = (m, context, options) => streamProxy(m, context, { ...options, proxyUrl, authToken: "app-token" });
+				const agent = new Agent({ initialState: { systemPrompt: "Be brief.", model }, streamFn });
+				const store = httpStore(`${proxyUrl}/api/sessions`, { headers: { authorization: "Bearer app-token" } });
+				const session = await attachSession(agent, { id: "readme", store, tabs: false });
+				await agent.prompt("hi");
+				await session.flush();
+				assert.equal(agent.state.messages.at(-1).content[0].text, "Hello! You said: hi");
+				const again = new Agent({ initialState: { model }, streamFn });
+				await attachSession(again, { id: "readme", store, tabs: false });
+				assert.deepEqual(again.state.messages.map((m) => m.role), ["system", "user", "assistant"]);
+				const refused = await streamProxy(model, { messages: [] }, { proxyUrl, authToken: "wrong" }).result();
+				assert.match(refused.errorMessage, /^Proxy error: unauthorized/);
+				assert.ok(fake.requests.at(-1).key === KEY, "pi-ai found the key in the environment");
+			} finally {
+				await server.close();
+			}
+		});
+	}
 });
