@@ -83,10 +83,10 @@ for (const vp of VIEWPORTS) {
 				const seen = (window.__status = []);
 				const el = document.querySelector('[data-testid="run-status"] > span');
 				new MutationObserver(() => seen.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
-				// A block of an answer is finished once another block follows it (it may change in that same render,
-				// as its end is known then): after that render it must not change again. Only the last block streams.
+				// A block of an answer (`[data-block]`, from TextBlocks) is finished once another block follows it (it may
+				// change in that same render, as its end is known then): after that render it must not change again.
 				const late = (window.__lateBlockChanges = []);
-				const counts = new WeakMap(); // .md -> how many blocks it had after the last render seen
+				const finished = new WeakSet();
 				window.__blockChanges = 0;
 				new MutationObserver((records) => {
 					const seen = new Set();
@@ -95,12 +95,15 @@ for (const vp of VIEWPORTS) {
 						const md = node?.closest(".md");
 						if (!md) continue;
 						seen.add(md);
-						if (node === md) continue;
-						const block = [...md.children].findIndex((c) => c.contains(node));
+						const block = node.closest("[data-block]");
+						if (!block) continue;
 						window.__blockChanges++;
-						if (block >= 0 && block < (counts.get(md) ?? 0) - 1) late.push(`${block}/${counts.get(md)}: ${node.outerHTML.slice(0, 80)}`);
+						if (finished.has(block)) late.push(`${block.dataset.block}: ${block.outerHTML.slice(0, 80)}`);
 					}
-					for (const md of seen) counts.set(md, md.children.length);
+					for (const md of seen) {
+						const blocks = md.querySelectorAll("[data-block]");
+						for (let i = 0; i < blocks.length - 1; i++) finished.add(blocks[i]);
+					}
 				}).observe(document.querySelector('[data-testid="transcript"]'), { childList: true, characterData: true, subtree: true, attributes: true });
 				const live = (window.__live = []);
 				const region = document.querySelector('[data-testid="live-answer"]');
@@ -163,14 +166,20 @@ for (const vp of VIEWPORTS) {
 			await page.click(sel("abort"));
 			await waitIdle(page);
 			const card = page.locator(`${sel("tool-card")}[data-tool="long_task"]`).last();
-			assert.equal(await card.locator(sel("tool-status")).innerText(), "aborted");
+			assert.equal(await card.locator(sel("tool-status")).innerText(), "aborted", "a tool stopped by Stop is aborted, not failed");
+			assert.equal(await page.inputValue(sel("composer-input")), "Steer the agent while it works", "the draft is kept");
+			await page.fill(sel("composer-input"), "");
+			await assertLayout("stopped");
+			// An answer stopped while it streams: aborted, its usage unknown rather than 0.
+			await sendPrompt(page, "hello");
+			await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="assistant-text"]')].pop()?.textContent.length > 20);
+			expectAbort();
+			await page.click(sel("abort"));
+			await waitIdle(page);
 			const last = page.locator(sel("assistant-message")).last();
 			assert.equal(await last.getAttribute("data-outcome"), "aborted");
 			assert.match(await last.locator(sel("message-meta")).innerText(), /^aborted · .*usage unknown/);
 			assert.match(await page.locator(sel("menu-usage")).innerText(), /1 answer unknown/);
-			assert.equal(await page.inputValue(sel("composer-input")), "Steer the agent while it works", "the draft is kept");
-			await page.fill(sel("composer-input"), "");
-			await assertLayout("stopped");
 		});
 
 		await t.test("the thinking block stays open when the answer ends, so the text does not move", async () => {

@@ -1,11 +1,12 @@
 // How much the demo's markdown costs while a long answer streams: the whole answer parsed again on every
-// frame (what a renderer given the whole text does) against the demo's way (src/markdown.js: only the text
-// after the finished blocks is lexed, and only blocks whose source changed are turned into HTML; React
-// skips the others). Same answer, same frames, runs interleaved; prints the totals and the ratio.
+// frame (what a renderer given the whole text does) against the demo's way (the package's block splitter,
+// createTextBlocks, then src/markdown.js on each block whose text changed: a finished block is parsed once,
+// as TextBlocks renders it once). Same answer, same frames, runs interleaved; prints the totals and the ratio.
 // `node bench/markdown-stream.mjs [kilobytes=100] [charsPerFrame=120]`
 import { performance } from "node:perf_hooks";
 import { Marked } from "marked";
-import { blockHtml, lex, splitBlocks } from "../src/markdown.js";
+import { createTextBlocks } from "pi-agent-wasm/blocks";
+import { blockHtml, lex } from "../src/markdown.js";
 
 const kb = Number(process.argv[2] ?? 100);
 const perFrame = Number(process.argv[3] ?? 120);
@@ -43,30 +44,32 @@ function runFull() {
 	for (const text of frames) bytes += full.parse(text).length;
 	return { ms: performance.now() - t0, bytes };
 }
+const blockToHtml = (text) => {
+	const tokens = lex(text);
+	return tokens.map((t) => blockHtml(t, tokens.links)).join("");
+};
 function runIncremental() {
 	let bytes = 0;
-	const memo = {};
-	let previous = [];
+	const splitter = createTextBlocks();
+	const parsed = new WeakSet();
 	const t0 = performance.now();
 	for (const text of frames) {
-		const { blocks, links } = splitBlocks(text, memo);
-		blocks.forEach((b, i) => {
-			if (previous[i]?.raw !== b.raw) bytes += blockHtml(b, links).length;
-		});
-		previous = blocks;
+		const view = splitter.update(text);
+		for (const group of view.groups) {
+			for (const block of group) {
+				if (parsed.has(block)) continue;
+				parsed.add(block);
+				bytes += blockToHtml(block.text).length;
+			}
+		}
 	}
-	// When the answer ends the demo lexes it whole once.
-	const last = lex(answer);
-	last.forEach((b, i) => {
-		if (previous[i]?.raw !== b.raw) bytes += blockHtml(b, last.links).length;
-	});
 	return { ms: performance.now() - t0, bytes };
 }
 
 // The blocks' HTML joined is the whole answer's HTML (the headings aside: the demo shifts them by two).
 const shift = (html) => html.replace(/<(\/?)h([1-6])>/g, (_, s, n) => `<${s}h${Math.min(6, Number(n) + 2)}>`);
-const whole = lex(answer);
-const joined = whole.map((b) => blockHtml(b, whole.links)).join("");
+const whole = createTextBlocks().update(answer);
+const joined = whole.groups.flat().map((b) => blockToHtml(b.text)).join("");
 if (joined !== shift(full.parse(answer))) throw new Error("the blocks' HTML differs from the whole answer's");
 
 const results = { full: [], incremental: [] };

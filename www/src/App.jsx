@@ -84,7 +84,10 @@ function Chat({ config }) {
 		for (const m of snap.messages) if (m.role === "toolResult") map.set(m.toolCallId, m);
 		return map;
 	}, [snap.messages]);
-	const outcomes = useMemo(() => toolOutcomes(snap.messages), [snap.messages]);
+	const outcomes = useMemo(
+		() => toolOutcomes(snap.messages, { idle: !snap.isStreaming, steered: (m) => queue.delivered.get(m.timestamp) === "steer" }),
+		[snap.messages, snap.isStreaming, queue.delivered],
+	);
 	const usage = useMemo(() => totalUsage(snap.messages), [snap.messages]);
 
 	// In a following tab, the answer the leading tab streams.

@@ -4,13 +4,13 @@
 // page load a URL), links open in a new tab without the opener, and DOMPurify drops what is left
 // (javascript: URLs, event attributes).
 //
-// While an answer streams, only its last block is parsed again: the text is cut into blocks (marked's
-// top-level tokens), a block followed by another one is finished, and the text after the finished blocks is
-// all that is lexed per frame. Each block is a memoised component keyed by its source, so a finished block
-// renders once. When the answer ends, the whole text is lexed once more (a later reference definition can
-// change an earlier block); blocks whose source did not change keep their DOM.
-import { memo, useRef, useState } from "react";
-import { blockHtml, escapeHtml, lex, splitBlocks } from "./markdown.js";
+// The text is cut into markdown blocks by the package's streaming renderer (`TextBlocks` of
+// pi-agent-wasm/react): a finished block is rendered once, by `renderBlock`, and only the last block is
+// parsed again while an answer streams; off-screen blocks are not laid out. Each block is parsed alone, so a
+// reference-style link definition applies only to the block that holds it.
+import { memo, useState } from "react";
+import { TextBlocks } from "pi-agent-wasm/react";
+import { blockHtml, escapeHtml, lex } from "./markdown.js";
 import DOMPurify from "dompurify";
 import hljs from "highlight.js/lib/core";
 import bash from "highlight.js/lib/languages/bash";
@@ -83,40 +83,27 @@ function CodeBlock({ code, lang }) {
 	);
 }
 
-/** One block; re-renders only when its source (or the reference definitions) changes. */
-const Block = memo(
-	function Block({ token, links }) {
-		if (token.type === "space") return null;
-		if (token.type === "code" && token.codeBlockStyle !== "indented") {
-			return <CodeBlock code={token.text} lang={(token.lang ?? "").trim().split(/\s+/)[0]} />;
-		}
-		// A wrapper element per block: the HTML of one token can be several elements.
-		return <div className="md-block" dangerouslySetInnerHTML={{ __html: render(token, links) }} />;
-	},
-	(a, b) => a.token.raw === b.token.raw && a.token.type === b.token.type && (a.token.type !== "paragraph" || a.links === b.links || sameKeys(a.links, b.links)),
-);
-
-const sameKeys = (a, b) => Object.keys(a).length === Object.keys(b).length;
-
-/** Markdown of a message's text block. `streaming`: the text is still growing (only its tail is lexed). */
-export function Markdown({ text, streaming = false }) {
-	const memo = useRef({});
-	const source = (text ?? "").replace(/\r\n?/g, "\n");
-	let blocks;
-	let links;
-	if (streaming) ({ blocks, links } = splitBlocks(source, memo.current));
-	else {
-		if (memo.current.final !== source) {
-			const tokens = lex(source);
-			memo.current = { final: source, blocks: tokens, links: tokens.links ?? {} };
-		}
-		({ blocks, links } = memo.current);
+/** One token of a block: a fenced code block as a component (highlighted, with a copy button), the rest as sanitised HTML. */
+function Token({ token, links }) {
+	if (token.type === "space") return null;
+	if (token.type === "code" && token.codeBlockStyle !== "indented") {
+		return <CodeBlock code={token.text} lang={(token.lang ?? "").trim().split(/\s+/)[0]} />;
 	}
+	return <div className="md-block" dangerouslySetInnerHTML={{ __html: render(token, links) }} />;
+}
+
+/** A markdown block of the answer (see TextBlocks): parsed when its text changes, which for a finished block is once. */
+const renderBlock = (block) => <MarkdownBlock text={block.text} />;
+const MarkdownBlock = memo(function MarkdownBlock({ text }) {
+	const tokens = lex(text);
+	return tokens.map((token, i) => <Token key={i} token={token} links={tokens.links ?? {}} />);
+});
+
+/** Markdown of a message's text block, streaming or not. */
+export function Markdown({ text }) {
 	return (
 		<div className="md">
-			{blocks.map((token, i) => (
-				<Block key={i} token={token} links={links} />
-			))}
+			<TextBlocks text={(text ?? "").replace(/\r\n?/g, "\n")} renderBlock={renderBlock} />
 		</div>
 	);
 }

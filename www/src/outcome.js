@@ -26,12 +26,19 @@ export function messageOutcome(message) {
 }
 
 /**
- * The outcome of each tool call that has a result: toolCallId -> word. A failed result is "aborted" when the
- * run was aborted right after it (the next answer ended aborted) or the call was abandoned by the abort.
+ * The outcome of each tool call that has a result: toolCallId -> word. A failed result is "aborted" when the call
+ * was abandoned by the abort ("Operation aborted"), or when no answer followed its batch: the loop asks the model
+ * again after every batch unless the run was stopped, so a batch followed by the next prompt (or, once the agent
+ * is idle, by nothing) was cut by Stop. `steered(message)` tells a steering message delivered after the batch,
+ * which the same run answers.
  */
-export function toolOutcomes(messages) {
+export function toolOutcomes(messages, { idle = true, steered = () => false } = {}) {
 	const out = new Map();
-	let waiting = [];
+	let batch = [];
+	const stopped = () => {
+		for (const id of batch) if (out.get(id) === "failed") out.set(id, "aborted");
+		batch = [];
+	};
 	for (const m of messages) {
 		if (m.role === "toolResult") {
 			const text = textOf(m.content);
@@ -40,12 +47,16 @@ export function toolOutcomes(messages) {
 			else if (text === INTERRUPTED_TOOL) word = "interrupted";
 			else if (m.isError && text === OPERATION_ABORTED) word = "aborted";
 			out.set(m.toolCallId, word);
-			if (word === "failed") waiting.push(m.toolCallId);
+			batch.push(m.toolCallId);
 		} else if (m.role === "assistant") {
-			if (m.stopReason === "aborted") for (const id of waiting) out.set(id, "aborted");
-			waiting = [];
-		} else waiting = [];
+			if (m.stopReason === "aborted") stopped();
+			batch = [];
+		} else if (m.role === "user") {
+			if (batch.length > 0 && !steered(m)) stopped();
+			batch = [];
+		}
 	}
+	if (idle) stopped();
 	return out;
 }
 
