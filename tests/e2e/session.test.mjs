@@ -89,12 +89,14 @@ test("the demo survives reloads and replays an exported run", { timeout: 300_000
 	});
 
 	await t.test("Replay opens the log and plays it", async () => {
-		const before = await page.locator('[data-testid="assistant-text"]').allInnerTexts();
+		// textContent, not innerText: the answers' blocks off screen are not rendered (content-visibility), and
+		// the replayed page is scrolled elsewhere.
+		const before = await page.locator('[data-testid="assistant-text"]').allTextContents();
 		await page.setInputFiles('[data-testid="replay-file"]', logPath);
 		await page.waitForURL(/\?replay/);
 		await page.waitForSelector('[data-testid="session-status"][data-replay="done"]', { timeout: 60_000 });
 		assert.equal(await count('[data-testid="session-error"]'), 0);
-		assert.deepEqual(await page.locator('[data-testid="assistant-text"]').allInnerTexts(), before);
+		assert.deepEqual(await page.locator('[data-testid="assistant-text"]').allTextContents(), before);
 		assert.equal(
 			await page.locator('[data-testid="tool-card"][data-tool="fetch_page"] [data-testid="tool-status"]').last().innerText(),
 			"denied",
