@@ -66,6 +66,14 @@ test("the demo survives reloads and replays an exported run", { timeout: 300_000
 		assert.match(await card.locator('[data-testid="tool-result"]').innerText(), /interrupted before it finished/);
 		assert.equal(await card.locator('[data-testid="tool-status"]').innerText(), "interrupted", "one word: interrupted, not failed");
 		assert.equal(await page.locator('[data-testid="tool-card"][data-tool="long_task"]').count(), 1);
+		// The restored conversation opens at its end (its answers are laid out after the first scroll), with the
+		// composer focused.
+		await page.waitForFunction(() => {
+			const el = document.querySelector('[data-testid="transcript"]');
+			return el.scrollHeight - el.scrollTop - el.clientHeight < 2;
+		});
+		assert.equal(await count('[data-testid="jump-to-latest"]'), 0);
+		assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), "composer-input");
 		await shot(page, "interrupted-tool");
 	});
 

@@ -144,6 +144,31 @@ function Chat({ config }) {
 		if (el && stick.current) el.scrollTop = el.scrollHeight;
 		else if (el) setAtBottom(el.scrollHeight - el.scrollTop - el.clientHeight < 80);
 	}, [snap, streamingMessage, activity, approvals, queue]);
+	// A restored conversation is laid out after the first scroll (answers off screen are sized late, with
+	// content-visibility), and a finished answer's markdown can grow it again: while following, every later
+	// growth keeps the view at the bottom.
+	useEffect(() => {
+		const el = transcriptRef.current;
+		if (!el || typeof ResizeObserver === "undefined") return undefined;
+		const sizes = new ResizeObserver(() => {
+			if (stick.current) el.scrollTop = el.scrollHeight;
+		});
+		const observeChildren = () => {
+			for (const child of el.children) sizes.observe(child);
+		};
+		observeChildren();
+		const children = new MutationObserver(observeChildren);
+		children.observe(el, { childList: true });
+		return () => {
+			sizes.disconnect();
+			children.disconnect();
+		};
+	}, []);
+	// The composer has the focus when the page opens, where a keyboard is the pointer's companion (not on a
+	// touch screen, where focusing it would open the on-screen keyboard over the conversation).
+	useEffect(() => {
+		if (window.matchMedia?.("(pointer: fine)").matches && document.activeElement === document.body) focusComposer()?.focus();
+	}, []);
 
 	const run = (promise) =>
 		promise.catch((err) => {
