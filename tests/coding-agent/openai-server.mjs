@@ -9,11 +9,12 @@ import http from "node:http";
 
 /**
  * An answer:
- *   { reasoning?, text?, toolCalls?: [{ id, name, arguments }], finish?, usage?, hold?, pause? }
+ *   { reasoning?, text?, toolCalls?: [{ id, name, arguments }], finish?, usage?, hold?, cut?, pause? }
  * streams, in that order, `reasoning` as `reasoning_content` deltas, `text`, the tool calls, the
  * finish reason (default "tool_calls" when there are tool calls, else "stop") and the usage chunk
  * (`usage` replaces its token counts). With `hold` it stops before the finish reason and waits for
- * the client to go away; with `pause: name`, it waits there until the route's `release(name)`. Or
+ * the client to go away; with `cut`, it closes the connection there; with `pause: name`, it waits
+ * there until the route's `release(name)`. Or
  *   { status, message, headers? }
  * answers with that HTTP status and the OpenAI error body `{ error: { message } }`.
  */
@@ -44,6 +45,8 @@ async function respond(res, answer, n, gate) {
 	for (const chunk of chunksOf(answer, n)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
 	// Held open until the client aborts (the socket closes) or the route closes.
 	if (answer.hold) return;
+	// The connection drops mid-answer, as when a provider's server or a proxy fails.
+	if (answer.cut) return res.destroy();
 	if (answer.pause) await gate(answer.pause);
 	const finish = answer.finish ?? (answer.toolCalls?.length ? "tool_calls" : "stop");
 	const usage = { prompt_tokens: 100 + n, completion_tokens: 10 + n, ...answer.usage };
