@@ -495,3 +495,34 @@ test("JSON mode: code mode, a script calling write, read and bash through the ag
 	assert.equal(ours.files["from-script.txt"], "scripted\n");
 	assert.match(JSON.stringify(ours.requests[1].body.messages.at(-1)), /Script completed/);
 });
+
+test("RPC mode: abort while the coding agent waits to retry, then abort mid-thinking", { timeout: 120_000 }, async (t) => {
+	const ours = await same(t, {
+		home: { model: { reasoning: true }, settings: { retry: { enabled: true, maxRetries: 3, baseDelayMs: 60_000, provider: { maxRetries: 0 } } } },
+		script: [{ status: 503, message: "The server is overloaded" }, { reasoning: "Thinking", hold: true }],
+		steps: [
+			{
+				args: ["--mode", "rpc", "--thinking", "low"],
+				async drive(child, records) {
+					const waiting = records.next((r) => r.type === "auto_retry_start");
+					records.send({ id: "p1", type: "prompt", message: "first" });
+					await waiting;
+					let settled = records.next((r) => r.type === "agent_settled");
+					await records.ask({ id: "a1", type: "abort" });
+					await settled;
+					const thinking = records.next((r) => r.assistantMessageEvent?.type === "thinking_delta");
+					settled = records.next((r) => r.type === "agent_settled");
+					records.send({ id: "p2", type: "prompt", message: "second" });
+					await thinking;
+					await records.ask({ id: "a2", type: "abort" });
+					await settled;
+				},
+			},
+		],
+	});
+	const events = ours.runs[0].stdout.events;
+	assert.ok(events.some((r) => r.type === "auto_retry_end" && r.success === false), "the retry was cancelled");
+	const aborted = events.filter((r) => r.type === "message_end" && r.message.stopReason === "aborted");
+	assert.deepEqual(aborted.at(-1)?.message.content, [{ type: "thinking", thinking: "Thinking", thinkingSignature: "reasoning_content" }]);
+	assert.equal(ours.requests.length, 2, "no request after either abort");
+});
