@@ -464,7 +464,9 @@ test("RPC mode: a steer and a follow-up sent while an answer streams, one at a t
 				args: ["--mode", "rpc"],
 				async drive(child, records, { release }) {
 					await records.ask({ id: "m1", type: "set_follow_up_mode", mode: "one-at-a-time" });
-					const delta = records.next((r) => r.assistantMessageEvent?.type === "text_delta");
+					// The answer's last delta before its pause ("eaming": the server sends text 8 characters
+					// at a time): the steer then comes after all of them with both packages.
+					const delta = records.next((r) => r.assistantMessageEvent?.delta === "eaming");
 					records.send({ id: "p1", type: "prompt", message: "go" });
 					await delta;
 					await records.ask({ id: "s1", type: "steer", message: "steer now" });
