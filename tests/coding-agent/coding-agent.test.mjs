@@ -528,3 +528,34 @@ test("RPC mode: abort while the coding agent waits to retry, then abort mid-thin
 	assert.deepEqual(aborted.at(-1)?.message.content, [{ type: "thinking", thinking: "Thinking", thinkingSignature: "reasoning_content" }]);
 	assert.equal(ours.requests.length, 2, "no request after either abort");
 });
+
+test("RPC mode: a context overflow compacts the session and continues the run", { timeout: 120_000 }, async (t) => {
+	const ours = await same(t, {
+		home: { settings: { compaction: { keepRecentTokens: 10 } } },
+		script: [
+			{ text: "First answer." },
+			{ status: 400, message: "This model's maximum context length is 100000 tokens. However, your messages resulted in 120000 tokens." },
+			// One summary (the kept prompt's turn; nothing before it to summarise), then the run goes on
+			// through the agent's continue() from the prompt.
+			{ text: "Summary of the turn." },
+			{ text: "Answer after the compaction." },
+		],
+		steps: [
+			{
+				args: ["--mode", "rpc"],
+				async drive(child, records) {
+					const settled = (n) => records.waitFor(() => records.filter((r) => r.type === "agent_settled").length >= n);
+					records.send({ id: "p1", type: "prompt", message: "hi" });
+					await settled(1);
+					records.send({ id: "p2", type: "prompt", message: "a prompt too long for the window" });
+					await settled(2);
+				},
+			},
+		],
+	});
+	const events = ours.runs[0].stdout.events;
+	assert.ok(events.some((r) => r.type === "compaction_end" && r.reason === "overflow" && r.willRetry === true), "compacted, then retried");
+	assert.equal(ours.requests.length, 4);
+	assert.deepEqual(ours.requests[3].body.messages.at(-1), { role: "user", content: [{ type: "text", text: "a prompt too long for the window" }] });
+	assert.equal(events.filter((r) => r.type === "message_end" && r.message.role === "assistant").at(-1).message.content[0].text, "Answer after the compaction.");
+});
