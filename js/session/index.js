@@ -377,7 +377,7 @@ export async function attachSession(agent, options = {}) {
     // A branch's cut goes to the writer, in the page or in a WorkerAgent's worker.
     record: (r) => writer?.record(r),
     flush: () => writer?.flush(),
-    refuse: () => new Error(`pi-agent-wasm/session: session "${id}" is running in another tab`),
+    refuse: refusal,
     subscribe(listener) {
       const off = agent.subscribeState(listener);
       listeners.add(listener);
