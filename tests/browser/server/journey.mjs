@@ -133,8 +133,8 @@ async function browserPage(browser) {
 /** The journey every server carries; `pagePath` is where the server serves client.mjs's page. */
 export async function journey(t, { url, fake, browser, pagePath = "/", session = "trip" }) {
 	const open = async (page) => {
-		// Leases of 2 s: a page closed mid-run is followed that long at most.
-		await page.goto(`${url}${pagePath}?token=token-ada&session=${session}&leaseMs=2000`);
+		// Leases of 4 s: a page closed mid-run is followed that long at most.
+		await page.goto(`${url}${pagePath}?token=token-ada&session=${session}&leaseMs=4000`);
 		await page.waitForFunction(() => document.body.dataset.ready === "1");
 	};
 	// The store's database starts on its first request (PGlite compiles its WebAssembly, seconds on a
