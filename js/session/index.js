@@ -217,8 +217,11 @@ export async function attachSession(agent, options = {}) {
       return written;
     },
     grew: async () => typeof store.loadFrom === "function" && String((await store.loadFrom(id, writer?.length ?? 0)) ?? "").length > 0,
+    // Refused when another device runs the session now (this one follows it): reported, the session goes on.
     prompt: (messages) =>
-      Promise.resolve(agent.state.isStreaming ? messages.forEach((m) => agent.followUp(m)) : agent.prompt(messages)).catch(fail),
+      Promise.resolve(agent.state.isStreaming ? messages.forEach((m) => agent.followUp(m)) : agent.prompt(messages)).catch((err) =>
+        leader ? fail(err) : report(err),
+      ),
     fail,
   });
   // ---- another device running the session (a store with leases: httpStore; lease.js). This device
@@ -257,7 +260,11 @@ export async function attachSession(agent, options = {}) {
   }
   /** Lets go of the lease once no run goes on, after the log has all of the run (another device restores from it). */
   async function releaseWhenIdle() {
-    if (!lease.held || runsHeld > 0 || agent.state.isStreaming) return;
+    if (!lease.held || runsHeld > 0) return;
+    if (agent.state.isStreaming) {
+      await agent.waitForIdle();
+      return releaseWhenIdle();
+    }
     await writer?.flush();
     if (runsHeld === 0 && !agent.state.isStreaming && !takingOver) await lease.release();
   }
