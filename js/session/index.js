@@ -336,7 +336,9 @@ export async function attachSession(agent, options = {}) {
   /** Takes the session over from the device running it: its run shows as interrupted here, and stops there. */
   async function takeOver() {
     if (detached || leader) return;
-    if (elsewhere !== "device") throw new Error(`pi-agent-wasm/session: session "${id}" is running in another tab: this tab takes over when that tab closes`);
+    if (elsewhere === "tab") throw new Error(`pi-agent-wasm/session: session "${id}" is running in another tab: this tab takes over when that tab closes`);
+    // Being restored already (leading in a moment).
+    if (elsewhere !== "device") return becoming;
     takingOver = true;
     wake();
     await lease.acquire(true);
