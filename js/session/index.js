@@ -135,7 +135,13 @@ export async function attachSession(agent, options = {}) {
   // What runs call as beforeToolCall: the app's hook, its waits written to the log and tracked.
   agent[WRAP_BEFORE_TOOL_CALL]((hook) => waiting.track(writer?.wrapBeforeToolCall ? writer.wrapBeforeToolCall(hook) : hook));
 
-  const follower = createFollower({ agent, store, id, fail, notify, following: () => !leader && !takingOver && !detached });
+  // A read that fails while following another device is tried again at the next poll, from the log's start.
+  const followFailed = (err) => {
+    if (elsewhere !== "device" || leader) return fail(err);
+    follower.restart();
+    followedLength = -1;
+  };
+  const follower = createFollower({ agent, store, id, fail: followFailed, notify, following: () => !leader && !takingOver && !detached });
 
   /**
    * Reads the log and puts it into the agent (`keep`: the agent's messages, kept where the log has
@@ -229,6 +235,7 @@ export async function attachSession(agent, options = {}) {
   const leaseMs = options.leaseMs ?? LEASE_MS;
   const followMs = options.followMs ?? FOLLOW_MS;
   const lease = typeof store.lease === "function" ? createLease(store, id, { ms: leaseMs, onLost: () => void yieldTo(true) }) : undefined;
+  let followedLength = 0; // the log's length when the device followed was last read
   let runsHeld = 0; // runs asked for that hold the lease (see `leased`)
   let acquiring; // the request for the lease of a run that waits for it
   /** Runs `again()` (the run asked for) once this device holds the lease; refuses it while another device does. */
@@ -305,23 +312,25 @@ export async function attachSession(agent, options = {}) {
     elsewhere = "device";
     follower.restart();
     if (locks && !channel) channel = openChannel(name);
+    followedLength = 0;
     await follower.show();
+    if (followedLength === 0) followedLength = follower.length;
     notify();
-    void pollDevice(follower.length).catch(fail);
+    void pollDevice().catch(fail);
   }
-  async function pollDevice(seen) {
+  async function pollDevice() {
     let delay = followMs;
     while (elsewhere === "device" && !leader && !takingOver && !detached) {
       await sleep(delay);
       if (elsewhere !== "device" || leader || takingOver || detached) return;
       const state = await lease.peek();
-      const grew = state !== undefined && state.length !== seen;
+      const grew = state !== undefined && state.length !== followedLength;
       if (grew) {
-        if (state.length < seen) follower.heard(REPLACED);
-        seen = state.length;
+        if (state.length < followedLength) follower.heard(REPLACED);
+        followedLength = state.length;
         await follower.show();
         // The other tabs of this browser follow this one's channel.
-        channel?.postMessage(seen);
+        channel?.postMessage(state.length);
       }
       delay = grew ? followMs : Math.min(delay * 2, Math.max(followMs, Math.min(followMs * 16, leaseMs / 4)));
       if (state !== undefined && !lease.elsewhere(state)) return becomeLeader();

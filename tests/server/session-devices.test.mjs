@@ -103,21 +103,33 @@ async function storeServer(t) {
 	const srv = await serve(handler);
 	t.after(() => srv.close());
 	return {
-		/** A device's store; `kill()` makes every later request of the device fail (it died, or lost its network). */
+		/**
+		 * A device's store; `kill()` makes every later request of the device fail (it died, or lost its
+		 * network), `drop(n)` its next `n` reads of the log (a network that drops a few).
+		 */
 		store() {
 			let dead = false;
+			let dropping = 0;
 			const store = httpStore(`${srv.url}/api/sessions`, {
 				headers: { authorization: "Bearer u" },
-				fetch: (...args) => (dead ? Promise.reject(new TypeError("fetch failed: the device is gone")) : fetch(...args)),
+				fetch: (...args) => {
+					if (dead) return Promise.reject(new TypeError("fetch failed: the device is gone"));
+					if (dropping > 0 && !String(args[0]).includes("?lease") && (args[1]?.method ?? "GET") === "GET") {
+						dropping--;
+						return Promise.reject(new TypeError("fetch failed: dropped"));
+					}
+					return fetch(...args);
+				},
 			});
-			return { store, kill: () => (dead = true) };
+			return { store, kill: () => (dead = true), drop: (n) => (dropping = n) };
 		},
 		peek: (id) => httpStore(`${srv.url}/api/sessions`, { headers: { authorization: "Bearer u" } }).lease(id),
 	};
 }
 
-async function device(servers, id, p, options = {}) {
-	const { store, kill } = servers.store();
+async function device(servers, id, p, { dropReads = 0, ...options } = {}) {
+	const { store, kill, drop } = servers.store();
+	drop(dropReads);
 	const agent = new Agent({ initialState: { systemPrompt: "Be brief.", model: MODEL, tools: [p.wait] }, streamFn: p.streamFn });
 	const errors = [];
 	const session = await attachSession(agent, { id, store, tabs: false, flushMs: 5, leaseMs: LEASE_MS, followMs: 10, onError: (e) => errors.push(e), ...options });
@@ -126,6 +138,7 @@ async function device(servers, id, p, options = {}) {
 		session,
 		errors,
 		kill,
+		drop,
 		transcript: () => agent.state.messages.filter((m) => m.role !== "system").map((m) => `${m.role}:${textOf(m)}`),
 	};
 }
@@ -141,10 +154,12 @@ test("a device opening a session mid-run follows the run, and runs the session o
 	assert.equal((await servers.peek("follow")).ms > 0, true, "the laptop holds the lease while it runs");
 	await laptop.session.flush();
 
-	const phone = await device(servers, "follow", p);
+	// The phone's network drops its first read of the log: it reads it again at its next look.
+	const phone = await device(servers, "follow", p, { dropReads: 1 });
 	t.after(() => phone.session.detach());
 	assert.equal(phone.session.isLeader, false);
 	assert.equal(phone.session.runningElsewhere, "device");
+	await waitFor(() => phone.transcript().length === 1, "the phone to show the conversation");
 	assert.deepEqual(phone.transcript(), ["user:hold"], "the phone shows the conversation as the laptop wrote it");
 	await waitFor(() => phone.session.remoteStreamingMessage && textOf(phone.session.remoteStreamingMessage) === "re: hold", "the phone to show the laptop's streaming answer");
 	await assert.rejects(phone.agent.prompt("from the phone"), /session "follow" is running on another device/);
@@ -170,6 +185,7 @@ test("a device opening a session mid-run follows the run, and runs the session o
 	assert.equal(phone.session.interrupted, false);
 	assert.deepEqual(phone.transcript(), ["user:hold", "assistant:re: hold"]);
 	assert.deepEqual(laptop.transcript(), phone.transcript());
+	assert.equal(phone.session.error, undefined);
 
 	// The phone runs the session now; the laptop, asked to run meanwhile, follows the phone instead.
 	const phoneRun = phone.agent.prompt("hold");
