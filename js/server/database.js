@@ -11,6 +11,11 @@
 // Postgres text cannot hold U+0000 nor a lone surrogate (the UTF-8 it stores has no place for
 // one): a chunk with either is stored as its JSON string (`escaped`), so a log comes back as it
 // was given, character for character.
+//
+// Each log's row also holds its lease (`lease_holder`, `lease_until`): the device whose run is
+// going on in the session renews it, so that another device opening the session follows that run
+// instead of cutting it (js/session/lease.js). Its expiry is the database's clock, and it is
+// reported as the milliseconds left, so that no two machines' clocks are compared.
 
 import { SessionConflictError } from "../session/conflict.js";
 
@@ -121,6 +126,8 @@ export function sessionDatabase(client, { table = "pi_agent_sessions" } = {}) {
           await sql.query(`CREATE TABLE IF NOT EXISTS ${logs} (
             owner text NOT NULL, id text NOT NULL, chars integer NOT NULL,
             updated timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (owner, id))`);
+          // Tables made before leases existed get their columns.
+          await sql.query(`ALTER TABLE ${logs} ADD COLUMN IF NOT EXISTS lease_holder text, ADD COLUMN IF NOT EXISTS lease_until timestamptz`);
           await sql.query(`CREATE TABLE IF NOT EXISTS ${chunks} (
             owner text NOT NULL, id text NOT NULL, start integer NOT NULL, size integer NOT NULL,
             text text NOT NULL, escaped boolean NOT NULL DEFAULT false, PRIMARY KEY (owner, id, start))`);
@@ -223,6 +230,31 @@ export function sessionDatabase(client, { table = "pi_agent_sessions" } = {}) {
       });
     },
 
+    /**
+     * The log's lease: `{ holder, ms, length }`, the holder of a lease that has not expired and the
+     * milliseconds it has left (`holder` undefined and `ms` 0 when none), and the log's length. With
+     * `request.ms` > 0, `request.holder` takes the lease for that long (or renews it) when it is free,
+     * expired, its own, or `request.take` is set; with `request.ms` 0 it lets go of its own lease.
+     */
+    async lease(owner, id, request) {
+      await schema();
+      const left = `GREATEST(0, CEIL(EXTRACT(EPOCH FROM (lease_until - now())) * 1000))`;
+      if (request?.ms > 0) {
+        await sql.query(
+          `INSERT INTO ${logs} AS l (owner, id, chars, lease_holder, lease_until) VALUES ($1, $2, 0, $3, now() + $4 * interval '1 millisecond')
+             ON CONFLICT (owner, id) DO UPDATE SET lease_holder = $3, lease_until = now() + $4 * interval '1 millisecond'
+             WHERE l.lease_holder IS NULL OR l.lease_until <= now() OR l.lease_holder = $3 OR $5`,
+          [owner, id, request.holder, Math.floor(request.ms), request.take === true],
+        );
+      } else if (request !== undefined) {
+        await sql.query(`UPDATE ${logs} SET lease_holder = NULL, lease_until = NULL WHERE owner = $1 AND id = $2 AND lease_holder = $3`, [owner, id, request.holder]);
+      }
+      const { rows } = await sql.query(`SELECT chars, lease_holder, ${left} AS ms FROM ${logs} WHERE owner = $1 AND id = $2`, [owner, id]);
+      const row = rows[0];
+      const ms = row?.lease_holder != null ? Number(row.ms) : 0;
+      return { holder: ms > 0 ? row.lease_holder : undefined, ms, length: row ? Number(row.chars) : 0 };
+    },
+
     /** Deletes the log. */
     async clear(owner, id) {
       await schema();
@@ -246,6 +278,7 @@ export function sessionDatabase(client, { table = "pi_agent_sessions" } = {}) {
         append: async (id, text, options) => written(await db.append(owner, id, text, options?.length)),
         replace: async (id, text, options) => written(await db.replace(owner, id, text, options?.length)),
         clear: (id) => db.clear(owner, id),
+        lease: (id, request) => db.lease(owner, id, request),
       };
     },
 

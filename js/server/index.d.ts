@@ -1,5 +1,5 @@
 import type { AssistantMessageEventSource, Model, StreamFn, Usage } from "../index.js";
-import type { SessionStore } from "../session/index.js";
+import type { SessionLease, SessionStore } from "../session/index.js";
 
 /** A Fetch handler: what Next.js route handlers, Hono, SvelteKit, Remix, Deno, Bun and Cloudflare Workers take. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -90,6 +90,8 @@ export interface StoreLimits {
   bodyMs?: number;
   /** Longest log, in UTF-16 code units (default 64 Mi). */
   logChars?: number;
+  /** Longest lease a client may take at once, in milliseconds (default 600,000). */
+  leaseMs?: number;
 }
 
 /** A client `sessionDatabase` takes: a PGlite instance, a `pg.Pool` or `pg.Client`, or a PGlite data directory ("memory://" by default). */
@@ -101,7 +103,10 @@ export interface StoreHandlerOptions<User extends UserId> extends EndpointOption
   limits?: StoreLimits;
 }
 
-/** The endpoint `httpStore` calls: `GET`, `POST`, `PUT`, `DELETE` of `<mount>/:id`, each user's own sessions. */
+/**
+ * The endpoint `httpStore` calls: `GET`, `POST`, `PUT`, `DELETE` of `<mount>/:id`, each user's own sessions, and
+ * `GET`, `POST` of `<mount>/:id?lease` (the device running a session).
+ */
 export declare function createStoreHandler<User extends UserId>(options: StoreHandlerOptions<User>): FetchHandler;
 
 /** Session logs in Postgres (PGlite or a server). */
@@ -113,6 +118,11 @@ export interface SessionDatabase {
   /** Replaces; with `expected`, only if the log has that length. */
   replace(owner: string, id: string, text: string, expected?: number): Promise<{ length: number } | { conflict: number }>;
   clear(owner: string, id: string): Promise<void>;
+  /**
+   * The session's lease (the device running it): without `request`, as it is; with `request.ms` > 0, taken or renewed by
+   * `request.holder` when it is free, expired, its own or `request.take` is set; with `ms` 0, let go of by its holder.
+   */
+  lease(owner: string, id: string, request?: { holder: string; ms: number; take?: boolean }): Promise<SessionLease>;
   /** A `SessionStore` of `owner`'s sessions (for `attachSession` on the server). */
   forOwner(owner: string): SessionStore;
   /** Creates the tables now (otherwise at the first use). */

@@ -34,7 +34,8 @@ function lengthHeader(request, name) {
 
 /**
  * A Fetch handler for `httpStore`: GET (read from `?from=N`), POST (append), PUT (replace) and
- * DELETE (clear) of `<mount>/:id`. See docs/server.md.
+ * DELETE (clear) of `<mount>/:id`, and GET and POST of `<mount>/:id?lease` (the device running
+ * the session). See docs/server.md.
  */
 export function createStoreHandler(options) {
   const common = endpointOptions(NAME, options);
@@ -42,9 +43,11 @@ export function createStoreHandler(options) {
   const bodyBytes = limit(NAME, options.limits, "bodyBytes", 16 * 1024 * 1024);
   const bodyMs = limit(NAME, options.limits, "bodyMs", 30_000);
   const logChars = limit(NAME, options.limits, "logChars", 64 * 1024 * 1024);
+  const leaseMs = limit(NAME, options.limits, "leaseMs", 10 * 60_000);
 
   async function handle(request, owner, cors) {
     const id = sessionId(request);
+    if (new URL(request.url).searchParams.has("lease")) return handleLease(request, owner, id, cors);
     if (request.method === "GET") {
       const query = new URL(request.url).searchParams.get("from") ?? "0";
       if (!/^\d{1,15}$/.test(query)) throw new HttpError(400, "from: must be a non-negative integer");
@@ -88,6 +91,27 @@ export function createStoreHandler(options) {
       return errorResponse(409, `conflict: the session log has ${out.conflict} characters, not ${expected}`, { length: out.conflict }, cors);
     }
     return jsonResponse({ length: out.length }, cors);
+  }
+
+  /**
+   * `GET ?lease`: the session's lease; `POST ?lease` with `{ holder, ms, take? }`: takes, renews
+   * (`ms` > 0) or lets go of (`ms` 0) it. Both answer `{ holder, ms, length }` (see database.js).
+   */
+  async function handleLease(request, owner, id, cors) {
+    if (request.method === "GET") return jsonResponse(await db.lease(owner, id), cors);
+    if (request.method !== "POST") throw new HttpError(405, "lease: GET or POST");
+    let body;
+    try {
+      body = JSON.parse(await readText(request, 4096, bodyMs));
+    } catch (err) {
+      if (err instanceof HttpError) throw err;
+      throw new HttpError(400, "lease: malformed JSON");
+    }
+    const { holder, ms, take } = body ?? {};
+    if (typeof holder !== "string" || holder === "" || holder.length > 200) throw new HttpError(400, "lease.holder: must be a string of 1 to 200 characters");
+    if (!Number.isInteger(ms) || ms < 0 || ms > leaseMs) throw new HttpError(400, `lease.ms: must be an integer from 0 to ${leaseMs}`);
+    if (take !== undefined && typeof take !== "boolean") throw new HttpError(400, "lease.take: must be a boolean");
+    return jsonResponse(await db.lease(owner, id, { holder, ms, take }), cors);
   }
 
   return async function handleStoreRequest(request) {

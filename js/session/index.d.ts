@@ -32,6 +32,23 @@ export interface SessionStore {
    * `options.length` as in `append` (none for `clear()`).
    */
   replace?(id: string, text: string, options?: { length?: number }): Promise<void> | void;
+  /**
+   * The session's lease, held by the device running it (`httpStore` has it; see the README's "Sessions"): without
+   * `request`, the lease as it is; with `request.ms` > 0, taken or renewed for that long by `request.holder` when it is
+   * free, expired or its own, or `request.take` is set; with `ms` 0, let go of by its holder. Optional: without it,
+   * devices do not coordinate (a device opening the session mid-run restores that run as interrupted).
+   */
+  lease?(id: string, request?: { holder: string; ms: number; take?: boolean }): Promise<SessionLease>;
+}
+
+/** A session's lease as its store tells it. */
+export interface SessionLease {
+  /** The device holding a lease that has not expired (an id of its session's), or undefined. */
+  holder: string | undefined;
+  /** The milliseconds the lease has left (0 when none is held). */
+  ms: number;
+  /** The log's length now, in UTF-16 code units. */
+  length: number;
 }
 
 /** Sessions in memory (tests, Node). */
@@ -54,6 +71,13 @@ export interface SessionOptions {
   onError?: (error: Error) => void;
   /** `false`: no Web Locks / BroadcastChannel coordination between tabs. */
   tabs?: boolean;
+  /**
+   * With a store that has leases (`httpStore`): how long a device's hold on the session lasts unless renewed (default
+   * 20,000 ms; renewed every third of it while a run goes on). A device that died mid-run is followed this long at most.
+   */
+  leaseMs?: number;
+  /** The first wait between two reads of the log of a device followed (default 250 ms); it doubles while the log does not grow. */
+  followMs?: number;
 }
 
 /** A restored tool call that still has to run. */
@@ -113,9 +137,20 @@ export interface Session {
   readonly pendingCalls: readonly PendingToolCall[];
   /** The pending calls that were waiting in `beforeToolCall`. */
   readonly pendingApprovals: readonly PendingToolCall[];
-  /** True in the tab that runs the session (Web Locks); others follow it and take over when it closes. */
+  /**
+   * True in the tab that runs the session (Web Locks), and on the device that may run it (a store with leases); the
+   * others show it read-only (`prompt()` and `continue()` reject) and take over when it closes or its run ends.
+   */
   readonly isLeader: boolean;
-  /** In a following tab, the answer the leading tab is streaming. */
+  /** Where the session runs while `isLeader` is false: in another tab of this browser, or on another device. */
+  readonly runningElsewhere: "tab" | "device" | undefined;
+  /**
+   * On a device following another's run (`runningElsewhere === "device"`): runs the session here now. The other
+   * device's run shows as interrupted here (as after a reload) and stops there. Rejects in a tab following another tab
+   * (it takes over when that tab closes).
+   */
+  takeOver(): Promise<void>;
+  /** In a following tab or device, the answer being streamed where the session runs. */
   readonly remoteStreamingMessage: AgentMessage | undefined;
   /** The store's first failure. */
   readonly error: Error | undefined;

@@ -8,6 +8,7 @@
 //   writer.js     what the agent does, as records batched in memory and appended to the store
 //   tabs.js       one leading tab per session (Web Locks); the others follow its writes
 //   conflict.js   another writer of the log (another browser or device): the catch-up with it
+//   lease.js      another device running the session (a store with leases): follow it, take over
 //   waiting.js    the calls a reload left waiting: resume(), and what prompt() and continue() do to them
 //   workers.js, in-worker.js   a WorkerAgent's writer in its worker
 //   own.js        the agent's methods a session replaces (its runs, its queues) and puts back
@@ -32,6 +33,7 @@ import { createWaiting } from "./waiting.js";
 import { WORKER_EXTENSION, writerInWorker } from "./workers.js";
 import { createCatchUp } from "./conflict.js";
 import { createBranches, createTree } from "./branches.js";
+import { FOLLOW_MS, LEASE_MS, createLease, later } from "./lease.js";
 
 export { memoryStore, indexedDBStore };
 export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./log.js";
@@ -88,6 +90,8 @@ export async function attachSession(agent, options = {}) {
   let leader = false;
   let takingOver = false;
   let detached = false;
+  // Where the session runs while this tab does not lead: "tab" (another tab of this browser) or "device".
+  let elsewhere;
   let channel;
   let writer;
   let unhide;
@@ -104,17 +108,40 @@ export async function attachSession(agent, options = {}) {
   // tab runs the session), and kept valid for the next request while calls wait.
   const waiting = createWaiting(agent, { notify, record: (r) => writer?.record(r), flush: () => writer?.flush() });
   const runs = ownMethods(agent);
-  // A run waits for a catch-up with another writer, and is refused while the tab does not lead.
+  const refusal = () =>
+    new Error(
+      `pi-agent-wasm/session: session "${id}" ${takingOver ? "is being restored" : elsewhere === "device" ? "is running on another device" : "is running in another tab"}`,
+    );
+  // A run waits for a catch-up with another writer, is refused while the tab does not lead, and
+  // with a store that has leases, runs once this device holds the session's lease (see `leased`).
+  let bypass = false;
   const gate = (again) => {
+    if (bypass) {
+      bypass = false;
+      return undefined;
+    }
     if (catchingUp) return catchUp.settled().then(again);
-    if (leader) return undefined;
-    return Promise.reject(new Error(`pi-agent-wasm/session: session "${id}" ${takingOver ? "is being restored" : "is running in another tab"}`));
+    if (!leader) return Promise.reject(refusal());
+    if (lease) return leased(again);
+    return undefined;
   };
   waiting.wrap(runs, gate);
+  // waitForIdle() also waits for a run that waits for its lease.
+  const waitForIdle = agent.waitForIdle;
+  runs.set("waitForIdle", async function () {
+    while (acquiring) await acquiring.catch(() => {});
+    return waitForIdle.call(agent);
+  });
   // What runs call as beforeToolCall: the app's hook, its waits written to the log and tracked.
   agent[WRAP_BEFORE_TOOL_CALL]((hook) => waiting.track(writer?.wrapBeforeToolCall ? writer.wrapBeforeToolCall(hook) : hook));
 
-  const follower = createFollower({ agent, store, id, fail, notify, following: () => !leader && !takingOver && !detached });
+  // A read that fails while following another device is tried again at the next poll, from the log's start.
+  const followFailed = (err) => {
+    if (elsewhere !== "device" || leader) return fail(err);
+    follower.restart();
+    followedLength = -1;
+  };
+  const follower = createFollower({ agent, store, id, fail: followFailed, notify, following: () => !leader && !takingOver && !detached });
 
   /**
    * Reads the log and puts it into the agent (`keep`: the agent's messages, kept where the log has
@@ -148,10 +175,19 @@ export async function attachSession(agent, options = {}) {
   }
 
   // Runs stay refused until the restore is done: a prompt during it would be overwritten by it.
-  async function becomeLeader() {
+  let becoming;
+  const becomeLeader = () =>
+    (becoming ??= lead().finally(() => {
+      becoming = undefined;
+    }));
+  async function lead() {
     takingOver = true;
-    const from = await restore();
+    wake();
+    // After following another device: the messages shown keep their objects where the log has the same.
+    const from = await restore(elsewhere === "device" ? agent.state.messages : undefined);
     leader = true;
+    takingOver = false;
+    elsewhere = undefined;
     follower.stop();
     if (locks && !channel) channel = openChannel(name);
     // What the agent holds now (its system prompt, model, a transcript set before attaching) is
@@ -180,33 +216,171 @@ export async function attachSession(agent, options = {}) {
     },
     resume() {
       catchingUp = false;
+      // This device follows another now (its lease was lost during the catch-up): it does not write.
+      if (!leader) return notify();
       const written = startWriter(caughtUpFrom);
       notify();
       return written;
     },
     grew: async () => typeof store.loadFrom === "function" && String((await store.loadFrom(id, writer?.length ?? 0)) ?? "").length > 0,
+    // Refused when another device runs the session now (this one follows it): reported, the session goes on.
     prompt: (messages) =>
-      Promise.resolve(agent.state.isStreaming ? messages.forEach((m) => agent.followUp(m)) : agent.prompt(messages)).catch(fail),
+      Promise.resolve(agent.state.isStreaming ? messages.forEach((m) => agent.followUp(m)) : agent.prompt(messages)).catch((err) =>
+        leader ? fail(err) : report(err),
+      ),
     fail,
   });
-  // Back on a page whose log other browsers or devices write too: show what they wrote meanwhile.
-  const onVisible = () => document.visibilityState === "visible" && leader && !catchingUp && void catchUp.check();
+  // ---- another device running the session (a store with leases: httpStore; lease.js). This device
+  // holds the lease while it runs the session; while another does, it follows that device's log.
+  const leaseMs = options.leaseMs ?? LEASE_MS;
+  const followMs = options.followMs ?? FOLLOW_MS;
+  const lease = typeof store.lease === "function" ? createLease(store, id, { ms: leaseMs, onLost: () => void yieldTo(true) }) : undefined;
+  let followedLength = 0; // the log's length when the device followed was last read
+  let runsHeld = 0; // runs asked for that hold the lease (see `leased`)
+  let acquiring; // the request for the lease of a run that waits for it
+  /** Runs `again()` (the run asked for) once this device holds the lease; refuses it while another device does. */
+  function leased(again) {
+    runsHeld++;
+    const run = () => {
+      bypass = true;
+      try {
+        return Promise.resolve(again());
+      } finally {
+        bypass = false;
+      }
+    };
+    let out;
+    if (lease.held) out = run();
+    else {
+      const asked = (acquiring = lease.acquire());
+      out = asked.then(async (state) => {
+        if (acquiring === asked) acquiring = undefined;
+        // A store that failed to answer does not stop the run: its writes will say what is wrong.
+        if (!lease.elsewhere(state) || lease.held) return run();
+        await yieldTo(false);
+        throw refusal();
+      });
+    }
+    const done = () => --runsHeld === 0 && void releaseWhenIdle();
+    out.then(done, done);
+    return out;
+  }
+  /** Lets go of the lease once no run goes on, after the log has all of the run (another device restores from it). */
+  async function releaseWhenIdle() {
+    if (!lease.held || runsHeld > 0) return;
+    if (agent.state.isStreaming) {
+      await agent.waitForIdle();
+      return releaseWhenIdle();
+    }
+    await writer?.flush();
+    if (runsHeld === 0 && !agent.state.isStreaming && !takingOver) await lease.release();
+  }
+  /**
+   * Another device runs the session: this one stops leading and follows it. `cut`: it took the
+   * session over while this device ran it (a run going on here is aborted, what it had batched is
+   * not written); else this device was idle (what it batched is written first).
+   */
+  async function yieldTo(cut) {
+    if (!leader || detached) return;
+    leader = false;
+    elsewhere = "device";
+    const w = writer;
+    writer = undefined;
+    if (!cut) await w?.flush();
+    w?.halt?.();
+    notify();
+    if (cut) {
+      agent.abort();
+      await agent.waitForIdle();
+    }
+    await followDevice();
+  }
+  let wake = () => {};
+  const sleep = (ms) =>
+    new Promise((resolve) => {
+      const t = later(ms, resolve);
+      wake = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  /**
+   * Shows the log as the other device writes it, until its lease is let go of or expires (or the
+   * user takes over): resolves once it shows the log, and reads it again with back-off meanwhile.
+   */
+  async function followDevice() {
+    elsewhere = "device";
+    follower.restart();
+    if (locks && !channel) channel = openChannel(name);
+    followedLength = 0;
+    await follower.show();
+    if (followedLength === 0) followedLength = follower.length;
+    notify();
+    void pollDevice().catch(fail);
+  }
+  async function pollDevice() {
+    let delay = followMs;
+    while (elsewhere === "device" && !leader && !takingOver && !detached) {
+      await sleep(delay);
+      if (elsewhere !== "device" || leader || takingOver || detached) return;
+      const state = await lease.peek();
+      const grew = state !== undefined && state.length !== followedLength;
+      if (grew) {
+        if (state.length < followedLength) follower.heard(REPLACED);
+        followedLength = state.length;
+        await follower.show();
+        // The other tabs of this browser follow this one's channel.
+        channel?.postMessage(state.length);
+      }
+      delay = grew ? followMs : Math.min(delay * 2, Math.max(followMs, Math.min(followMs * 16, leaseMs / 4)));
+      if (state !== undefined && !lease.elsewhere(state)) return becomeLeader();
+    }
+  }
+  /** Leads, or follows the device that holds the lease. */
+  async function leadOrFollow() {
+    const state = lease && (await lease.peek());
+    if (lease?.elsewhere(state)) return followDevice();
+    return becomeLeader();
+  }
+  /** Takes the session over from the device running it: its run shows as interrupted here, and stops there. */
+  async function takeOver() {
+    if (detached || leader) return;
+    if (elsewhere === "tab") throw new Error(`pi-agent-wasm/session: session "${id}" is running in another tab: this tab takes over when that tab closes`);
+    // Being restored already (leading in a moment).
+    if (elsewhere !== "device") return becoming;
+    takingOver = true;
+    wake();
+    await lease.acquire(true);
+    await becomeLeader();
+    // Held a little longer than the other device takes to renew, so that it learns of it and stops
+    // its run (its next write would also be refused); then let go of unless a run holds it.
+    later(leaseMs / 2, () => void releaseWhenIdle());
+  }
+
+  // Back on a page whose log other browsers or devices write too: show what they wrote meanwhile,
+  // or follow the device that runs the session now.
+  const onVisible = async () => {
+    if (document.visibilityState !== "visible" || !leader || catchingUp) return;
+    if (lease && !lease.held && !agent.state.isStreaming && lease.elsewhere(await lease.peek())) return void yieldTo(false);
+    void catchUp.check();
+  };
   const watchVisible = store.shared === true && typeof document === "object" && document !== null;
   if (watchVisible) document.addEventListener("visibilitychange", onVisible);
 
   const lock = locks && tabLock(locks, name);
-  if (!lock || (await lock.tryLead())) await becomeLeader();
+  if (!lock || (await lock.tryLead())) await leadOrFollow();
   else {
+    elsewhere = "tab";
     channel = openChannel(name);
     if (channel) channel.onmessage = (event) => void (!detached && follower.heard(event.data));
     await follower.show();
     // Waits for the leader's tab to close, then takes over.
-    lock.waitToLead(() => (detached ? undefined : becomeLeader()));
+    lock.waitToLead(() => (detached ? undefined : leadOrFollow()));
   }
 
-  async function resume(options) {
-    if (!leader) throw new Error(`pi-agent-wasm/session: session "${id}" is running in another tab`);
-    return waiting.resume(options);
+  function resume(options) {
+    const held = gate(() => resume(options));
+    return held ?? waiting.resume(options);
   }
 
   const branches = createBranches(agent, {
@@ -221,7 +395,7 @@ export async function attachSession(agent, options = {}) {
     // A branch's cut goes to the writer, in the page or in a WorkerAgent's worker.
     record: (r) => writer?.record(r),
     flush: () => writer?.flush(),
-    refuse: () => new Error(`pi-agent-wasm/session: session "${id}" is running in another tab`),
+    refuse: refusal,
     subscribe(listener) {
       const off = agent.subscribeState(listener);
       listeners.add(listener);
@@ -260,7 +434,13 @@ export async function attachSession(agent, options = {}) {
     get isLeader() {
       return leader;
     },
-    /** In a following tab, the answer the leading tab is streaming. */
+    /** Where the session runs while this tab does not lead: "tab" (another tab), "device" (another browser or device), or undefined. */
+    get runningElsewhere() {
+      return leader ? undefined : elsewhere;
+    },
+    /** Takes the session over from the device running it (its run shows as interrupted here and stops there). */
+    takeOver,
+    /** In a following tab, the answer the leading tab (or device) is streaming. */
     get remoteStreamingMessage() {
       return follower.streaming;
     },
@@ -284,6 +464,8 @@ export async function attachSession(agent, options = {}) {
       await writer?.stop();
       detached = true;
       leader = false;
+      wake();
+      await lease?.release();
       agent[WRAP_BEFORE_TOOL_CALL](undefined);
       branches.close();
       runs.restoreAll();

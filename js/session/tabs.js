@@ -143,8 +143,18 @@ export function createFollower({ agent, store, id, fail, notify, following }) {
     get streaming() {
       return remoteStreaming;
     },
+    /** The length of the log read so far (0 before the first read). */
+    get length() {
+      return followed?.at ?? 0;
+    },
     stop() {
       remoteStreaming = undefined;
+    },
+    /** Forgets what was read and shown: the next `show()` reads the log from its start (following it again, after leading). */
+    restart() {
+      followed = undefined;
+      replacements++;
+      for (const key of Object.keys(shown)) delete shown[key];
     },
   };
 }

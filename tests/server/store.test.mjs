@@ -135,6 +135,24 @@ for (const [name, kind] of Object.entries(DATABASES)) {
 			assert.equal(await ada.load("check"), "");
 		});
 
+		await t.test("the lease: of two devices asking at once one holds it; writes keep it; a user's is their own; clear drops it", async () => {
+			const id = "lease";
+			const asked = await Promise.all([ada.lease(id, { holder: "phone", ms: 60_000 }), ada2.lease(id, { holder: "laptop", ms: 60_000 })]);
+			const holder = asked[0].holder;
+			assert.ok(holder === "phone" || holder === "laptop", holder);
+			assert.equal(asked[1].holder, holder, "the second to ask is told the first holds it");
+			assert.equal(await ada.load(id), "", "a lease on a session without a log: the log is empty");
+			await ada.append(id, "a\n", { length: 0 });
+			await ada.replace(id, "bb\n", { length: 2 });
+			const now = await ada.lease(id);
+			assert.equal(now.holder, holder);
+			assert.equal(now.length, 3);
+			assert.ok(now.ms > 50_000);
+			assert.deepEqual(await bob.lease(id), { holder: undefined, ms: 0, length: 0 });
+			await ada.clear(id);
+			assert.deepEqual(await ada.lease(id), { holder: undefined, ms: 0, length: 0 });
+		});
+
 		await t.test("two writers racing on one session: one wins each length, no record is torn or interleaved", async () => {
 			const id = "race";
 			await ada.append(id, header(), { length: 0 });
@@ -232,6 +250,17 @@ for (const [name, kind] of Object.entries(DATABASES)) {
 		assert.equal(out.length, length + exchange("after", 0).length);
 	});
 }
+
+test("a table made before leases existed gets their columns", { timeout: 60_000 }, async (t) => {
+	const client = new PGlite();
+	t.after(() => client.close());
+	await client.query(`CREATE TABLE old (owner text NOT NULL, id text NOT NULL, chars integer NOT NULL, updated timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (owner, id))`);
+	await client.query(`INSERT INTO old (owner, id, chars) VALUES ('u', 's', 0)`);
+	const db = sessionDatabase(client, { table: "old" });
+	assert.equal((await db.lease("u", "s", { holder: "h", ms: 60_000 })).holder, "h");
+	await db.append("u", "s", "x\n", 0);
+	assert.deepEqual(await db.read("u", "s"), { text: "x\n", length: 2 });
+});
 
 test("sessionDatabase on one pg.Client serializes its statements and transactions", { timeout: 60_000 }, async (t) => {
 	const client = new pg.Client({ connectionString: postgres.url });

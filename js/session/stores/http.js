@@ -6,6 +6,10 @@
 //                    `{ error, length }` when the log has another length)
 //   PUT              replaces the log with the body (the same check)
 //   DELETE           deletes the log
+//   GET  ?lease      the session's lease: `{ holder, ms, length }` (the device running it, the
+//                    milliseconds its lease has left, the log's length)
+//   POST ?lease      `{ holder, ms, take? }`: takes or renews (ms > 0) or lets go of (ms 0) the
+//                    lease, and answers as GET does (see js/session/lease.js)
 // Bodies are the text itself (text/plain), or its JSON string when it is not well-formed UTF-16
 // (a lone surrogate would not survive UTF-8); `x-text-length` gives its length in UTF-16 code
 // units, so a body cut or changed on the way is refused, never stored.
@@ -32,11 +36,14 @@ export function httpStore(url, options = {}) {
   const credentials = options.credentials ?? "same-origin";
   const at = (id, query = "") => `${base}/${encodeURIComponent(id)}${query}`;
 
-  async function send(method, id, { query, text, length } = {}) {
+  async function send(method, id, { query, text, length, json } = {}) {
     const extra = typeof options.headers === "function" ? await options.headers() : options.headers;
     const headers = new Headers(extra ?? undefined);
     let payload;
-    if (text !== undefined) {
+    if (json !== undefined) {
+      payload = JSON.stringify(json);
+      headers.set("content-type", "application/json");
+    } else if (text !== undefined) {
       const b = body(text);
       payload = b.data;
       headers.set("content-type", b.type);
@@ -77,6 +84,11 @@ export function httpStore(url, options = {}) {
     },
     async clear(id) {
       await send("DELETE", id);
+    },
+    async lease(id, request) {
+      const response = await send(request ? "POST" : "GET", id, { query: "?lease", json: request });
+      const { holder, ms, length } = await response.json();
+      return { holder: typeof holder === "string" ? holder : undefined, ms: Number(ms) || 0, length: Number(length) || 0 };
     },
   };
 }

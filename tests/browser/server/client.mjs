@@ -1,7 +1,7 @@
 // The page of the server end-to-end tests, the same in every server (Node http, Hono, Next.js):
 // an Agent with a tool, streaming through streamProxy to the server's /api/stream, its session kept
-// on the server through httpStore at /api/sessions. `start({ token, session })` sets `window.app`,
-// which the test drives.
+// on the server through httpStore at /api/sessions. `start({ token, session, leaseMs })` sets
+// `window.app`, which the test drives.
 import { Agent, streamProxy } from "pi-agent-wasm";
 import { attachSession, httpStore } from "pi-agent-wasm/session";
 
@@ -15,7 +15,7 @@ const add = {
 
 const textOf = (m) => (typeof m.content === "string" ? m.content : m.content.map((b) => b.text ?? (b.type === "toolCall" ? `[${b.name}]` : "")).join(""));
 
-export async function start({ token, session: id }) {
+export async function start({ token, session: id, leaseMs }) {
 	const errors = [];
 	const agent = new Agent({
 		initialState: { systemPrompt: "Be brief.", model: { provider: "anthropic", id: "claude-sonnet-4-6", api: "anthropic-messages" }, tools: [add] },
@@ -25,6 +25,7 @@ export async function start({ token, session: id }) {
 		id,
 		store: httpStore("/api/sessions", { headers: { authorization: `Bearer ${token}` } }),
 		flushMs: 20,
+		leaseMs,
 		onError: (e) => errors.push(e.message),
 	});
 	window.app = {
@@ -36,6 +37,11 @@ export async function start({ token, session: id }) {
 		lastStopReason: () => agent.state.messages.at(-1)?.stopReason,
 		streamedText: () => textOf(agent.state.streamingMessage ?? { content: [] }),
 		prompt: (text) => void agent.prompt(text),
+		/** Prompts and waits for the run: "ran", or the message of the prompt's rejection. */
+		tryPrompt: (text) => agent.prompt(text).then(() => session.flush()).then(() => "ran", (e) => e.message),
+		/** The answer streaming on the device that runs the session, while this one follows it. */
+		remoteText: () => textOf(session.remoteStreamingMessage ?? { content: [] }),
+		lastError: () => agent.state.messages.at(-1)?.errorMessage,
 		run: (text) => agent.prompt(text).then(() => session.flush()),
 		idle: () => !agent.state.isStreaming,
 		abort: () => agent.abort(),

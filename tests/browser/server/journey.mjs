@@ -3,7 +3,9 @@
 // the stand-in of fake-anthropic.mjs), and the journey each server must carry in headless Chromium
 // (client.mjs in the page): a prompt with a tool, an abort that reaches the provider, a reload that
 // restores from the server store, a second browser context that continues the session, the first
-// one catching up, and a closed page that aborts its provider request.
+// one catching up, a browser opening the session mid-run that follows the run instead of cutting
+// it, a take-over, and a closed page that aborts its provider request, whose run the other browser
+// restores as interrupted once the closed page's lease has expired.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -131,7 +133,8 @@ async function browserPage(browser) {
 /** The journey every server carries; `pagePath` is where the server serves client.mjs's page. */
 export async function journey(t, { url, fake, browser, pagePath = "/", session = "trip" }) {
 	const open = async (page) => {
-		await page.goto(`${url}${pagePath}?token=token-ada&session=${session}`);
+		// Leases of 4 s: a page closed mid-run is followed that long at most.
+		await page.goto(`${url}${pagePath}?token=token-ada&session=${session}&leaseMs=4000`);
 		await page.waitForFunction(() => document.body.dataset.ready === "1");
 	};
 	// The store's database starts on its first request (PGlite compiles its WebAssembly, seconds on a
@@ -195,15 +198,83 @@ export async function journey(t, { url, fake, browser, pagePath = "/", session =
 		assert.deepEqual(await evalA(() => app.errors), []);
 	});
 
-	await t.test("closing a page mid-answer aborts its provider request", async () => {
+	const evalB = (f, arg) => b.page.evaluate(f, arg);
+	const sameTranscript = async (page, want) => page.waitForFunction((w) => JSON.stringify(app.transcript()) === w, JSON.stringify(want));
+	await t.test("a browser opening the session mid-run follows the run, and runs the session once it is over", async () => {
+		const before = fake.aborted;
+		await evalA(() => app.prompt("slow"));
+		await a.page.waitForFunction(() => app.streamedText().length > 30);
 		await b.page.reload();
 		await b.page.waitForFunction(() => document.body.dataset.ready === "1");
-		assert.deepEqual((await b.page.evaluate(() => app.transcript())).slice(-1), ["assistant:Hello! You said: hello again from the first"]);
-		const before = fake.aborted;
-		await b.page.evaluate(() => app.prompt("slow"));
+		assert.equal(await evalB(() => app.session.runningElsewhere), "device");
+		assert.equal(await evalB(() => app.session.isLeader), false);
+		// It shows the answer as it streams in the first browser, whose run goes on.
+		const shown = await evalB(() => app.remoteText().length);
+		await b.page.waitForFunction((n) => app.remoteText().length > n + 30, shown);
+		assert.match(await evalB(() => app.tryPrompt("from the second, too early")), /running on another device/);
+		assert.equal(await evalA(() => app.idle()), false);
+		assert.equal(fake.aborted, before, "the first browser's run was not cut");
+		// The user stops the answer in the first browser: its run is over, and the second runs the session.
+		await evalA(() => app.abort());
+		await a.page.waitForFunction(() => app.idle());
+		await b.page.waitForFunction(() => app.session.isLeader);
+		assert.equal(await evalB(() => app.session.interrupted), false);
+		transcript = await evalA(() => app.transcript());
+		await sameTranscript(b.page, transcript);
+		assert.equal(await evalB(() => app.tryPrompt("from the second, after the run")), "ran");
+		transcript = await evalB(() => app.transcript());
+		assert.deepEqual(transcript.slice(-2), ["user:from the second, after the run", "assistant:Hello! You said: from the second, after the run"]);
+	});
+
+	await t.test("take over: the first browser takes over the second's run, which stops there", async () => {
+		await evalB(() => app.prompt("slow"));
 		await b.page.waitForFunction(() => app.streamedText().length > 30);
+		// Asked to run while the second runs the session, the first follows it instead.
+		assert.match(await evalA(() => app.tryPrompt("from the first, too early")), /running on another device/);
+		assert.equal(await evalA(() => app.session.runningElsewhere), "device");
+		await a.page.waitForFunction(() => app.remoteText().length > 30);
+		const before = fake.aborted;
+		await evalA(() => app.session.takeOver());
+		assert.equal(await evalA(() => app.session.isLeader), true);
+		assert.equal(await evalA(() => app.session.interrupted), true);
+		assert.match(await evalA(() => app.lastError()), /^Interrupted/);
+		await waitFor(() => fake.aborted > before, "the second browser's provider request to be aborted");
+		await b.page.waitForFunction(() => app.idle());
+		assert.equal(await evalA(() => app.tryPrompt("from the first, after taking over")), "ran");
+		transcript = await evalA(() => app.transcript());
+		// The second shows it: following the first's run, or caught up with its log when its page is shown.
+		await b.page.waitForFunction(
+			(want) => (document.dispatchEvent(new Event("visibilitychange")), JSON.stringify(app.transcript()) === want),
+			JSON.stringify(transcript),
+			{ polling: 250 },
+		);
+	});
+
+	await t.test("closing a page mid-answer aborts its provider request; the other restores its run as interrupted once its lease expires", async () => {
+		await b.page.reload();
+		await b.page.waitForFunction(() => document.body.dataset.ready === "1");
+		await b.page.waitForFunction(() => app.session.isLeader);
+		assert.deepEqual((await evalB(() => app.transcript())).slice(-1), ["assistant:Hello! You said: from the first, after taking over"]);
+		const before = fake.aborted;
+		await evalB(() => app.prompt("slow"));
+		await b.page.waitForFunction(() => app.streamedText().length > 30);
+		await evalB(() => app.session.flush());
 		await b.page.close();
 		await waitFor(() => fake.aborted > before, "the provider to see the abort");
+		// The closed page held the lease: the first browser, asked to run, follows it until it expires
+		// (or, if it has expired already, catches up with the log), then restores the cut run.
+		const first = await evalA(() => app.tryPrompt("after the close"));
+		if (first !== "ran") {
+			assert.match(first, /running on another device/);
+			await a.page.waitForFunction(() => app.session.isLeader);
+			assert.equal(await evalA(() => app.tryPrompt("after the close")), "ran");
+		}
+		// (A prompt whose first write met the closed page's writes is asked again after catching up.)
+		await a.page.waitForFunction(() => app.idle() && app.transcript().at(-1) === "assistant:Hello! You said: after the close");
+		const now = await evalA(() => app.transcript());
+		assert.equal(await evalA(() => app.session.interrupted), true);
+		assert.deepEqual(now.slice(-2), ["user:after the close", "assistant:Hello! You said: after the close"]);
+		assert.match(now.at(-3), /^assistant:word0 word1 /, "the cut answer is kept, as interrupted");
 	});
 
 	assert.deepEqual(fake.refused, [], "no request a strict provider would refuse");

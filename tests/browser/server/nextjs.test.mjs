@@ -30,7 +30,7 @@ import { start } from "../client.mjs";
 export default function Scenario() {
   useEffect(() => {
     const params = new URLSearchParams(location.search);
-    start({ token: params.get("token"), session: params.get("session") });
+    start({ token: params.get("token"), session: params.get("session"), leaseMs: Number(params.get("leaseMs")) || undefined });
   }, []);
   return <p>scenario</p>;
 }

@@ -34,7 +34,15 @@ export async function page(): Promise<void> {
   const store: SessionStore = httpStore("/api/sessions", { headers: async () => ({ authorization: "Bearer x" }) });
   await store.append("s", "text", { length: 0 });
   const agent = new Agent({ initialState: { model }, streamFn });
-  await attachSession(agent, { id: "chat", store });
+  const session = await attachSession(agent, { id: "chat", store, leaseMs: 10_000, followMs: 500 });
+  // Another device runs the session: show it read-only, with a button that takes it over.
+  const where: "tab" | "device" | undefined = session.runningElsewhere;
+  if (where === "device") await session.takeOver();
+  const lease = await store.lease?.("chat", { holder: "me", ms: 5000, take: true });
+  const left: number | undefined = lease?.ms;
+  const holder: string | undefined = lease?.holder;
+  console.log(left, holder, lease?.length, await sessionDatabase().lease("user", "chat"));
+  createStoreHandler({ authorize, limits: { leaseMs: 60_000 } });
   const error = new SessionConflictError(3);
   const length: number = error.length;
   console.log(length);
