@@ -50,6 +50,16 @@ const fnv = (text) => {
   return h >>> 0;
 };
 
+/**
+ * Loads `url` in `page` and waits until its cold answer is on screen, without evaluating anything in the
+ * page meanwhile (boot.js says so on the console).
+ */
+export async function coldAnswer(page, url) {
+  const answered = page.waitForEvent("console", { predicate: (m) => m.text() === "ui-answered", timeout: 120_000 });
+  await page.goto(url);
+  await answered;
+}
+
 /** One measured answer of `setup`; returns the trace's figures and the page's counters. */
 async function measure(browser, base, setup, workload, mode) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -64,9 +74,9 @@ async function measure(browser, base, setup, workload, mode) {
     let events;
     if (mode === "cold") {
       await startTrace(tracing);
-      await page.goto(url);
-      counters = await page.waitForFunction(() => window.__answer, undefined, { timeout: 120_000 }).then((h) => h.jsonValue());
+      await coldAnswer(page, url);
       events = await endTrace(tracing);
+      counters = await page.evaluate(() => window.__answer);
     } else {
       await page.goto(url);
       await page.waitForFunction(() => window.__ready, undefined, { timeout: 60_000 });
@@ -80,7 +90,7 @@ async function measure(browser, base, setup, workload, mode) {
     if (errors.length) throw new Error(`${setup}: page errors: ${errors.join("; ")}`);
     const shown = await page.evaluate(() => window.__hash());
     if (shown.length !== text.length || shown.hash !== fnv(text)) throw new Error(`${setup} ${workload} ${mode}: the answer on screen is not the streamed text (${shown.length} characters of ${text.length})`);
-    const figures = analyse(events, { from: mode === "cold" ? null : "ui-start" });
+    const { byName, ...figures } = analyse(events, { from: mode === "cold" ? null : "ui-start" });
     return {
       ...figures,
       renders: counters.renders,
