@@ -120,7 +120,7 @@ try {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
       const cdp = await browser.newBrowserCDPSession();
-      const url = `${server.base}/app/page.html?setup=${setup}&workload=${workload}&length=${text.length}&mode=${mode}`;
+      const url = `${server.base}/app/page.html?setup=${setup}&workload=${workload}&length=${text.length}&mode=${mode}&phases`;
       const start = () => cdp.send("Tracing.start", { transferMode: "ReturnAsStream", traceConfig: { includedCategories: PROFILER, recordMode: "recordAsMuchAsPossible" } });
       let events;
       if (mode === "cold") {
@@ -140,7 +140,7 @@ try {
       if (process.argv.includes("--save")) writeFileSync(join(outDir, `${setup}-${workload}-${mode}-${r + 1}.json`), JSON.stringify(events));
       const figures = analyse(events, { from: mode === "cold" ? null : "ui-start" });
       // The run's phases, between the page's marks (boot.js, harness.js).
-      const marks = mode === "cold" ? [null, "ui-imported", "ui-mounted", "ui-first-token", "ui-end"] : ["ui-start", "ui-first-token", "ui-end"];
+      const marks = mode === "cold" ? [null, "ui-importing", "ui-imported", "ui-mounted", "ui-first-token", "ui-end"] : ["ui-start", "ui-first-token", "ui-end"];
       figures.phases = marks.slice(1).map((to, i) => {
         const f = analyse(events, { from: marks[i], to });
         return { name: `${marks[i] ?? "navigation"} → ${to}`, wall: f.wall, cpu: f.cpu, js: f.js + f.gc, layout: f.layout + f.paint, other: f.other, worker: f.workerCpu, byName: f.byName };

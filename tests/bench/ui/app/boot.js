@@ -3,8 +3,9 @@
 // line "ui-answered" and then reads `window.__answer` (cold), or calls `window.__warm()` (warm): a cold
 // run is not polled from DevTools, whose first evaluation in a page (Playwright's injected script, about
 // 10 ms) would land in the measured window. `performance.mark`s "ui-start" and "ui-end" bound a warm run
-// in the trace; a cold run is measured from the navigation on. The marks "ui-imported", "ui-mounted" and
-// "ui-first-token" divide a run into phases (profile.mjs).
+// in the trace; a cold run is measured from the navigation on, and also from "ui-importing" (the app's
+// bundle requested: the page's own load left out). With `&phases`, the marks "ui-imported",
+// "ui-mounted" and "ui-first-token" divide a run into phases (profile.mjs).
 const params = new URLSearchParams(location.search);
 const setup = params.get("setup");
 const workload = params.get("workload");
@@ -32,10 +33,13 @@ async function answer(app) {
 
 const started = performance.now();
 ui.begin();
+performance.mark("ui-importing");
+// The marks of the phases only when asked (profile.mjs): with tracing on, a mark is a round trip to DevTools.
+ui.phases = params.has("phases");
 const { mount } = await import(`/build/${setup}.js`);
-performance.mark("ui-imported");
+if (ui.phases) performance.mark("ui-imported");
 const app = mount(document.getElementById("app"), { origin: location.origin, workload });
-performance.mark("ui-mounted");
+if (ui.phases) performance.mark("ui-mounted");
 if (params.get("mode") === "cold") {
   window.__answer = answer(app).then((r) => ({ ...r, started }), (e) => ({ error: String(e?.stack ?? e) }));
   window.__answer.then(() => console.log("ui-answered"));

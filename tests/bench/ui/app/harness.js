@@ -41,7 +41,7 @@ export function rowRendered(role, text, streaming) {
   if (streaming) ui.renders++;
   if (!ui.firstToken && role === "assistant" && text.length > 0) {
     ui.firstToken = performance.now();
-    performance.mark("ui-first-token");
+    if (ui.phases) performance.mark("ui-first-token");
   }
 }
 
