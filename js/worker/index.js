@@ -507,6 +507,11 @@ export class WorkerAgent {
     const { text, lens } = entry;
     const state = this.state;
     const changed = this.#internals.changed;
+    // With no listener taking deltas and no watcher told of every change, no code runs between two deltas
+    // of this run: the states between them cannot be seen, so the streaming message is copied (and the
+    // change noted) once, after the last, instead of once per delta.
+    const quiet = !this.#internals.watchedPerChange() && !this.#takesDeltas();
+    let moved = false;
     let { k, tp, lp } = entry;
     // What is ahead is `ahead` from `at` on (an offset rather than a slice per delta).
     let ahead = this.#ahead;
@@ -525,19 +530,29 @@ export class WorkerAgent {
       }
       let delta;
       if (length >= EXPLICIT) {
-        delta = text.slice(tp, (tp += length - EXPLICIT));
+        const from = tp;
+        tp += length - EXPLICIT;
+        if (!quiet) delta = text.slice(from, tp);
         ahead = "";
         at = 0;
       } else {
-        delta = at === 0 && length === ahead.length ? ahead : ahead.slice(at, at + length);
+        if (!quiet) delta = at === 0 && length === ahead.length ? ahead : ahead.slice(at, at + length);
         at += length;
       }
       if (!P) continue;
+      if (quiet) {
+        moved = true;
+        continue;
+      }
       const message = { ...P };
       state.streamingMessage = message;
       changed();
       pending = this.#dispatch({ type: "message_update", assistantMessageEvent: { type, contentIndex: ci, delta, partial: P }, message });
       if (pending) break;
+    }
+    if (moved) {
+      state.streamingMessage = { ...P };
+      changed();
     }
     this.#ahead = at === 0 ? ahead : ahead.slice(at);
     entry.tp = tp;
@@ -653,6 +668,11 @@ export class WorkerAgent {
         return;
       }
     }
+  }
+  /** Whether a listener takes the per-token `message_update` events (one not subscribed with `{ deltas: false }`). */
+  #takesDeltas() {
+    for (const entry of this.#listeners) if (entry.deltas) return true;
+    return false;
   }
   /** Calls the listeners in order; a promise when one returned a promise (the rest wait for it). */
   #dispatch(event) {

@@ -110,6 +110,8 @@ export function createAgentState(initial) {
   let systemPrompt = "";
   STATE_INTERNALS.set(state, {
     changed,
+    /** Whether a watcher is told of every change (`{ coalesce: false }`): it sees each intermediate state. */
+    watchedPerChange: () => syncWatchers !== 0,
     messages: () => messages,
     runMessages(persistent) {
       if (persistent && mirrorValid()) return mirror;

@@ -72,13 +72,18 @@ function threadSpans(events, pid, tid) {
  */
 function breakdown(spans, from, to) {
   const totals = { cpu: 0, js: 0, gc: 0, layout: 0, paint: 0, other: 0 };
+  // Self time by event name (for profile.mjs).
+  const byName = new Map();
   const tasks = [];
   const stack = [];
   const pop = (until) => {
     while (stack.length && stack[stack.length - 1].end <= until) {
       const s = stack.pop();
       const self = Math.max(0, s.tdur - s.childCpu);
-      if (s.counted) totals[s.kind] += self;
+      if (s.counted) {
+        totals[s.kind] += self;
+        byName.set(s.name, (byName.get(s.name) ?? 0) + self);
+      }
     }
   };
   for (const s of spans) {
@@ -98,7 +103,7 @@ function breakdown(spans, from, to) {
     stack.push(entry);
   }
   pop(Infinity);
-  return { totals, tasks };
+  return { totals, tasks, byName };
 }
 
 const threadNames = (events) => {
@@ -126,7 +131,7 @@ export function analyse(events, { from = "ui-start", to = "ui-end" } = {}) {
     if (!mark) throw new Error(`trace has no "${from}" mark`);
     start = mark.ts;
   } else start = spans.find((s) => TOP.has(s.name))?.ts ?? end.ts;
-  const { totals, tasks } = breakdown(spans, start, end.ts);
+  const { totals, tasks, byName } = breakdown(spans, start, end.ts);
   // Worker threads of the same renderer (the agent's worker): their tasks' CPU time in the window.
   let workerCpu = 0;
   for (const [key, name] of names) {
@@ -161,5 +166,7 @@ export function analyse(events, { from = "ui-start", to = "ui-end" } = {}) {
     earlyLayout: ms(med(quarter(0).map((t) => t.layout ?? 0))),
     lateLayout: ms(med(quarter(3).map((t) => t.layout ?? 0))),
     heapPeak: heap,
+    /** The main thread's self time by trace event name, ms. */
+    byName: Object.fromEntries([...byName].map(([k, v]) => [k, ms(v)])),
   };
 }

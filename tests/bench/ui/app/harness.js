@@ -39,7 +39,10 @@ export function uiText(message) {
  */
 export function rowRendered(role, text, streaming) {
   if (streaming) ui.renders++;
-  if (!ui.firstToken && role === "assistant" && text.length > 0) ui.firstToken = performance.now();
+  if (!ui.firstToken && role === "assistant" && text.length > 0) {
+    ui.firstToken = performance.now();
+    if (ui.phases) performance.mark("ui-first-token");
+  }
 }
 
 /** Rows are keyed by message object. */
