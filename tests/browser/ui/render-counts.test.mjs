@@ -14,7 +14,6 @@
 // loads next to it. Skipped when pkg/ is not built. PI_BROWSER_PKG_DIR=<dir> tests another build of pkg/.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -22,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
 import { startStaticServer } from "../../support/static-server.mjs";
 import { entryFile } from "../../support/package-entry.mjs";
+import { ensureUiFrameworks } from "../../support/ui-frameworks.mjs";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const HERE = fileURLToPath(new URL("./", import.meta.url));
@@ -32,10 +32,6 @@ const PKG_DIR = process.env.PI_BROWSER_PKG_DIR ? resolve(process.env.PI_BROWSER_
 const FRAME_SLACK = 3;
 
 
-function ensureFrameworks() {
-	if (["react-dom", "svelte", "vue"].every((name) => existsSync(join(HERE, "node_modules", name)))) return;
-	execFileSync("npm", ["ci", "--prefix", HERE, "--no-audit", "--no-fund"], { stdio: "pipe", cwd: REPO });
-}
 
 /** Bundles app/react-app.jsx, app/svelte-app.js and app/vue-app.js into outDir; "pi-agent-wasm" stays external (/pkg/index.js). */
 async function bundlePages(outDir) {
@@ -141,7 +137,7 @@ function checkCommon(r) {
 
 test("React, Svelte and Vue adapters: finished rows never re-render, the streaming row at most once per frame", { timeout: 120000 }, async (t) => {
 	if (!existsSync(join(PKG_DIR, "index.js")) || !existsSync(join(PKG_DIR, "ui/react.js"))) throw new Error("pkg/ is not built: run node scripts/build.mjs");
-	ensureFrameworks();
+	ensureUiFrameworks();
 	const cleanups = [];
 	try {
 		const outDir = mkdtempSync(join(tmpdir(), "pi-ui-render-"));

@@ -1,0 +1,117 @@
+// What the README's Chromium examples may use (`<!-- example: chromium; uses: … -->`), in the page and in
+// the examples' workers, and the checks run after them. Importing it routes the examples' server
+// (https://my-app.example) to the stand-in of tests/support/example-model.mjs, in whichever global it runs.
+import { Agent, createAssistantMessageEventStream } from "/pkg/index.js";
+import { WorkerAgent } from "/pkg/worker/index.js";
+import { attachSession } from "/pkg/session/index.js";
+import { exampleStreamFn, routeExampleFetch } from "/support/example-model.mjs";
+
+export { Agent, WorkerAgent, attachSession };
+
+/** What the examples' server was sent (in this global). */
+export const requests = routeExampleFetch(globalThis);
+
+export const userSessionToken = "session-123";
+export const systemPrompt = "You are a helpful assistant.";
+export const model = { id: "claude-sonnet-4-6", name: "Claude Sonnet 4.6", api: "anthropic-messages", provider: "anthropic", baseUrl: "",
+  reasoning: true, input: ["text"], cost: { input: 3, output: 15, cacheRead: 0, cacheWrite: 0 }, contextWindow: 200000, maxTokens: 8192 };
+export const streamFn = exampleStreamFn(createAssistantMessageEventStream);
+const tool = (name, description, execute) => ({ name, label: name, description, parameters: { type: "object", properties: {} }, execute });
+export const add = {
+  ...tool("add", "Add two numbers", async (id, { a, b }) => ({ content: [{ type: "text", text: String(a + b) }], details: { sum: a + b } })),
+  parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+};
+export const tools = [add];
+export const initialState = { systemPrompt, model, tools };
+/** A tool the examples' worker registers. */
+export const searchIndex = {
+  ...tool("searchIndex", "Search the index", async (id, { query }) => ({ content: [{ type: "text", text: `found ${query}` }], details: {} })),
+  parameters: { type: "object", properties: { query: { type: "string" } } },
+};
+/** A worker's `transformContext`: keeps the context as it is. */
+export const trimOldMessages = async (messages) => messages;
+/** A worker script whose `serveAgent` streams from the example model. */
+export const workerUrl = new URL("./agent-worker.js", import.meta.url);
+
+export let banners = [];
+export let asked = [];
+export let output = { textContent: "" };
+export const showBanner = (text) => void banners.push(text);
+export const askUser = async (toolCall) => (asked.push(toolCall.id), true);
+export const beforeToolCall = async ({ toolCall }) => ((await askUser(toolCall)) ? undefined : { block: true, reason: "denied" });
+/** An Agent on the example model, with `tools`, that has answered "Hello!". */
+export let agent;
+
+export async function reset() {
+  banners = [];
+  asked = [];
+  output = { textContent: "" };
+  requests.length = 0;
+  agent = new Agent({ initialState, streamFn });
+  await agent.prompt("Hello!");
+}
+
+const textOf = (m) => (typeof m?.content === "string" ? m.content : (m?.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join(""));
+const assert = (ok, message) => {
+  if (!ok) throw new Error(message);
+};
+const equal = (got, want, what) => assert(got === want, `${what}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+const until = async (what, ok) => {
+  for (let i = 0; i < 500 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert(ok(), `timed out waiting for ${what}`);
+};
+
+/** A WorkerAgent on the example's worker file `name`, proxying to the examples' server. */
+const onWorker = (dir, name, options = {}) =>
+  new WorkerAgent({ worker: () => new Worker(new URL(name, dir), { type: "module" }), initialState: { systemPrompt, model }, ...options });
+
+/** Checks by name: `(ns, { dir, block, target })`; `ns` holds what the block declares at its top level. */
+export const checks = {
+  async "worker-script"(ns, { dir, block }) {
+    const a = onWorker(dir, block.arg, { proxy: { proxyUrl: "https://my-app.example", authToken: userSessionToken } });
+    await a.prompt("Hello!");
+    equal(textOf(a.state.messages.at(-1)), "Hello there!", "the answer streamed in the worker");
+    a.terminate();
+  },
+  async "worker-host"(ns, { dir, block }) {
+    const a = onWorker(dir, block.arg);
+    await a.prompt("searchIndex pi");
+    const result = a.state.messages.find((m) => m.role === "toolResult");
+    equal(textOf(result), "found pi", "the worker's tool ran");
+    equal(textOf(a.state.messages.at(-1)), "Result: found pi", "the answer");
+    a.terminate();
+  },
+  async "worker-agent"(ns) {
+    equal(textOf(ns.agent.state.messages.at(-1)), "Hello there!", "the answer");
+    await ns.agent.prompt("add 2 3");
+    equal(textOf(ns.agent.state.messages.at(-1)), "Result: 5", "the page's tool ran");
+    equal(asked.length, 1, "beforeToolCall asked the user in the page");
+    ns.agent.terminate();
+  },
+  async "worker-session"(ns) {
+    equal(ns.session.restored, false, "session.restored");
+    await ns.agent.prompt("add 1 2");
+    equal(textOf(ns.agent.state.messages.at(-1)), "Result: 3", "the answer");
+    await ns.session.detach();
+    ns.agent.terminate();
+  },
+  async react(ns, { target }) {
+    const root = ns.mount(target, { agent });
+    await agent.prompt("Hello again!");
+    ns.unmount(root);
+  },
+  async vue(ns, { target }) {
+    const { app, state } = ns.mount(target);
+    assert(state.snapshot.value === agent.getSnapshot(), "snapshot.value is the agent's snapshot");
+    await agent.prompt("Hello again!");
+    await until("the snapshot to follow the agent", () => state.snapshot.value.messages.length === agent.state.messages.length);
+    app.unmount();
+  },
+  async svelte(ns, { target }) {
+    const component = ns.mount(target);
+    await until("a row per message", () => target.textContent === "…".repeat(agent.state.messages.length));
+    await agent.prompt("Hello again!");
+    await until("a row per message after a prompt", () => target.textContent === "…".repeat(agent.state.messages.length));
+    ns.unmount(component);
+  },
+};

@@ -1,0 +1,141 @@
+// Every fenced block of README.md and docs/*.md is a test (the convention: docs/development.md, "Every
+// example is a test"; the parser: tests/support/markdown-examples.mjs). Here: that every block is
+// annotated, the `node` examples run as written against pkg/ (imports of pi-agent-wasm resolve through
+// the package's own exports map), every TypeScript block is type-checked with tsc against pkg/'s
+// declarations, and `shell` and `output` blocks say what is true. The `chromium`, `worker`, `component`
+// and `vue-setup` examples run in tests/browser/readme-examples/.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { exampleFiles, exampleModule, extractExamples } from "../support/markdown-examples.mjs";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const PKG = join(REPO, "pkg");
+// A missing build fails the tests instead of skipping them.
+if (!existsSync(join(PKG, "index.js"))) throw new Error("pkg/ is not built (run node scripts/build.mjs)");
+const HARNESS = new URL("./readme-examples/harness.mjs", import.meta.url);
+const harness = await import(HARNESS);
+
+// The examples' own directory, where `pi-agent-wasm` resolves to pkg/ as it does in an app.
+const OUT = join(REPO, "test-output", "readme-examples");
+rmSync(OUT, { recursive: true, force: true });
+mkdirSync(join(OUT, "node_modules"), { recursive: true });
+symlinkSync(PKG, join(OUT, "node_modules", "pi-agent-wasm"), "dir");
+writeFileSync(join(OUT, "package.json"), JSON.stringify({ type: "module", private: true }));
+
+const blocks = exampleFiles(REPO).flatMap((f) => extractExamples(f, REPO));
+const fileName = (b) => b.name.replace(/[^\w]+/g, "-");
+const EXAMPLE_MS = 15_000;
+
+test("every fenced block of README.md and docs/ says what it is, and fits its language", () => {
+  const problems = blocks.filter((b) => b.problem).map((b) => `${b.name}: ${b.problem}`);
+  assert.deepEqual(problems, []);
+  assert.ok(blocks.some((b) => b.env === "node"), "the README has Node examples");
+});
+
+for (const block of blocks.filter((b) => b.env === "node" && !b.problem)) {
+  test(`${block.name}: runs in Node${block.check ? ` (check: ${block.check})` : ""}`, async () => {
+    if (block.check) assert.ok(harness.checks[block.check], `no check named ${block.check} in tests/js/readme-examples/harness.mjs`);
+    await harness.reset();
+    let source = exampleModule(block, HARNESS.href);
+    if (block.lang === "ts") {
+      const { transform } = await import("esbuild");
+      source = (await transform(source, { loader: "ts", format: "esm" })).code;
+    }
+    const file = join(OUT, `${fileName(block)}.mjs`);
+    writeFileSync(file, source);
+    const unhandled = [];
+    const onUnhandled = (reason) => void unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    let timer;
+    try {
+      const ns = await Promise.race([
+        import(pathToFileURL(file).href),
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${block.name} did not settle within ${EXAMPLE_MS} ms`)), EXAMPLE_MS))),
+      ]);
+      if (block.check) await harness.checks[block.check](ns, block);
+      // A rejection the example left behind surfaces within a macrotask.
+      await new Promise((r) => setTimeout(r, 10));
+    } finally {
+      clearTimeout(timer);
+      process.off("unhandledRejection", onUnhandled);
+    }
+    assert.deepEqual(unhandled.map(String), [], "no unhandled rejection");
+  });
+}
+
+for (const block of blocks.filter((b) => b.env === "output" && b.check && !b.problem)) {
+  test(`${block.name}: the sample is what the library emits (check: ${block.check})`, async () => {
+    assert.ok(harness.checks[block.check], `no check named ${block.check}`);
+    await harness.reset();
+    await harness.checks[block.check]({}, block);
+  });
+}
+
+// TypeScript the blocks need besides their own text, by check name: it must compile after the block.
+const TYPE_CHECKS = {
+  // The declared message type joins AgentMessage; a wrong one is refused.
+  "custom-message": `
+import type { AgentMessage } from "pi-agent-wasm";
+const note: AgentMessage = { role: "note", text: "kept out of the model's context", timestamp: 1 };
+// @ts-expect-error a note has no content
+const wrong: AgentMessage = { role: "note", content: "x", timestamp: 1 };
+void note; void wrong;
+`,
+};
+
+test("every TypeScript block type-checks against pkg/ (tsc --strict)", () => {
+  const ts = blocks.filter((b) => (b.lang === "ts" || b.lang === "tsx") && !b.problem);
+  assert.ok(ts.length > 0);
+  const dir = join(OUT, "types");
+  mkdirSync(dir, { recursive: true });
+  const files = [];
+  for (const b of ts) {
+    const declared = b.uses.map((u) => `declare const ${u}: any;\n`).join("");
+    const extra = b.check ? TYPE_CHECKS[b.check] : "";
+    if (b.env === "types" && b.check) assert.ok(extra, `no type check named ${b.check}`);
+    const file = `${fileName(b)}.ts`;
+    // `export {}`: each block is a module, so a `declare module` in it augments the package.
+    writeFileSync(join(dir, file), `${declared}${b.code}\n${extra ?? ""}\nexport {};\n`);
+    files.push(file);
+  }
+  const base = join(REPO, "tests/types/tsconfig.base.json");
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: base, compilerOptions: { noUnusedLocals: false }, files }, null, 2));
+  try {
+    execFileSync(process.execPath, [join(REPO, "node_modules/typescript/bin/tsc"), "-p", join(dir, "tsconfig.json")], { cwd: dir, stdio: "pipe" });
+  } catch (err) {
+    const text = String(err.stdout) + String(err.stderr);
+    // Name the block of each error (the files are named after the block's file and line).
+    assert.fail(`tsc found errors in the README's TypeScript blocks:\n${text}`);
+  }
+});
+
+test("every shell block's npm commands name a script of package.json or the package", () => {
+  const { scripts } = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
+  const { name } = JSON.parse(readFileSync(join(PKG, "package.json"), "utf8"));
+  const problems = [];
+  const shell = blocks.filter((b) => b.env === "shell" && !b.problem);
+  assert.ok(shell.length > 0);
+  for (const b of shell) {
+    for (const line of b.code.split("\n")) {
+      const command = line.replace(/#.*$/, "").trim();
+      if (!command) continue;
+      const words = command.split(/\s+/);
+      if (words[0] !== "npm") {
+        problems.push(`${b.name}: ${JSON.stringify(command)} is not an npm command`);
+        continue;
+      }
+      const [verb, arg] = words.slice(1);
+      if (verb === "install" || verb === "i") {
+        if (arg !== name) problems.push(`${b.name}: installs ${arg}, the package is ${name}`);
+      } else if (verb === "run") {
+        if (!scripts[arg]) problems.push(`${b.name}: npm run ${arg}: no such script`);
+      } else if (!scripts[verb]) problems.push(`${b.name}: npm ${verb}: no such script`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
