@@ -87,7 +87,7 @@ export function extractExamples(file, repo) {
 export function topLevelNames(code) {
   const names = new Set();
   for (const line of code.split("\n")) {
-    const m = /^(?:export\s+)?(?:(?:const|let|var)\s+([A-Za-z_$][\w$]*)|(?:async\s+)?function\*?\s+([A-Za-z_$][\w$]*)|class\s+([A-Za-z_$][\w$]*))/.exec(line);
+    const m = /^(?:(?:const|let|var)\s+([A-Za-z_$][\w$]*)|(?:async\s+)?function\*?\s+([A-Za-z_$][\w$]*)|class\s+([A-Za-z_$][\w$]*))/.exec(line);
     if (m) names.add(m[1] ?? m[2] ?? m[3]);
   }
   return [...names];

@@ -1,0 +1,367 @@
+// One sequence of the model-based test: what a user and the world do to an `Agent` or a `WorkerAgent`
+// (with a session and a recorder attached), step by step, with the invariants checked after each step:
+//   - the transcript is valid for a strict provider (the unanswered calls of its last answer aside, while
+//     they run or wait), and so is every context the model is sent (world.mjs);
+//   - a run never overlaps another, and ends with exactly one `agent_end`; nothing comes after it;
+//   - nothing hangs: every wait is bounded, and a wait that runs out is a problem naming the step;
+//   - at the end every recorded log replays (`createReplay(log).play(new Agent(…))`) without divergence,
+//     to the same transcript (up to the cut, for an agent the page dropped mid-run).
+// `generate(seed, subject)` draws the steps; `runSequence({ seed, subject, steps })` runs them and returns
+// the problems found and a trace.
+import { MessageChannel } from "node:worker_threads";
+import { strictProblems } from "../../support/strict-transcript.mjs";
+import { createWorld, describe, MODEL, rng, tick } from "./world.mjs";
+
+const PKG = new URL("../../../pkg/", import.meta.url);
+const lib = await import(new URL("index.js", PKG));
+const { attachSession, memoryStore } = await import(new URL("session/index.js", PKG));
+const { createRecorder, createReplay } = await import(new URL("replay/index.js", PKG));
+const { WorkerAgent } = await import(new URL("worker/index.js", PKG));
+const { serveAgent } = await import(new URL("worker/host.js", PKG));
+
+export const SUBJECTS = ["agent", "worker"];
+
+// Steps, by weight. A step that does not apply at that moment (approve with no dialog open) does nothing.
+const STEPS = {
+  prompt: 22, steer: 8, followUp: 8, continue: 5, abort: 8, approve: 10, deny: 6, wait: 22, reload: 8, resume: 6,
+  terminate: 3, workerThrows: 2, breakNextWorker: 1,
+};
+const WAITS = [1, 2, 3, 5, 8, 20, 60];
+const WORKER_ONLY = new Set(["terminate", "workerThrows", "breakNextWorker"]);
+
+/** The steps of a seed: 3 to 14, drawn with the weights above (worker steps only for a WorkerAgent). */
+export function generate(seed, subject) {
+  const r = rng(seed);
+  const n = 3 + r.int(12);
+  const steps = [];
+  for (let i = 0; i < n; i++) {
+    let op;
+    do op = r.pick(STEPS);
+    while (subject !== "worker" && WORKER_ONLY.has(op));
+    if (op === "wait") steps.push(["wait", WAITS[r.int(WAITS.length)]]);
+    else if (op === "reload") steps.push(["reload", r() < 0.5 ? "flush" : "crash"]);
+    else steps.push([op]);
+  }
+  return steps;
+}
+
+export const showStep = ([op, arg]) => (arg === undefined ? op : `${op} ${arg}`);
+
+// How long a wait may take before it is a hang: both this many turns of the event loop and this many ms.
+const HANG_TICKS = 3000;
+const HANG_MS = 3000;
+async function waitUntil(ok) {
+  const t0 = Date.now();
+  for (let i = 0; ; i++) {
+    if (ok()) return true;
+    if (i >= HANG_TICKS && Date.now() - t0 >= HANG_MS) return false;
+    await (i < 200 ? tick() : new Promise((r) => setTimeout(r, 1)));
+  }
+}
+// A run that emits no event for this many turns of the event loop and this many ms is stalled (it
+// waits for an abort, or it hangs).
+const QUIET_TICKS = 60;
+const QUIET_MS = 100;
+/** Waits until `idle()`; false if `counter.events` stops growing for QUIET_TICKS turns and QUIET_MS first. */
+async function waitIdleOrQuiet(counter, idle) {
+  let seen = counter.events;
+  let quiet = 0;
+  let since = Date.now();
+  while (!idle()) {
+    await (quiet < QUIET_TICKS ? tick() : new Promise((r) => setTimeout(r, 1)));
+    if (counter.events !== seen) {
+      seen = counter.events;
+      quiet = 0;
+      since = Date.now();
+    } else if (++quiet >= QUIET_TICKS && Date.now() - since >= QUIET_MS) return false;
+  }
+  return true;
+}
+const settled = (promise) => {
+  let done = false;
+  promise.then(() => (done = true), () => (done = true));
+  return () => done;
+};
+
+const textMessage = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
+const plain = (v) => JSON.parse(JSON.stringify(v ?? null, (k, x) => (k === "timestamp" || k === "durationMs" ? undefined : x)));
+
+/**
+ * The transcript's problems for a strict provider, but for the unanswered calls of its last assistant
+ * message when only its results follow it (calls running, waiting for approval, or pending a resume()).
+ */
+export function transcriptProblems(messages) {
+  let last = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]?.role === "toolResult") continue;
+    if (messages[i]?.role === "assistant") last = i;
+    break;
+  }
+  if (last < 0) return strictProblems(messages);
+  const calls = (messages[last].content ?? []).filter((b) => b?.type === "toolCall");
+  const answered = messages.length - 1 - last;
+  const filled = [...messages];
+  for (let k = answered; k < calls.length; k++) filled.push({ role: "toolResult", toolCallId: calls[k].id, content: [], isError: false, timestamp: 0 });
+  return strictProblems(filled);
+}
+
+/** Runs a sequence; returns `{ problems: [{ kind, message, step }], trace: [text] }`. */
+export async function runSequence({ seed, subject, steps }) {
+  const trace = [];
+  const problems = [];
+  let stepIndex = -1;
+  const log = (text) => void trace.push(text);
+  const problem = (kind, message) => {
+    problems.push({ kind, message, step: stepIndex });
+    log(`  !! ${kind}: ${message}`);
+  };
+  const world = createWorld({ seed, problem, log, createAssistantMessageEventStream: lib.createAssistantMessageEventStream });
+  const store = memoryStore();
+  const incarnations = [];
+  let breakNext = false;
+  const ports = [];
+
+  /** A worker: the other end of a MessageChannel, served here (or, once after breakNextWorker, one that fails to load). */
+  const spawn = () => {
+    const { port1, port2 } = new MessageChannel();
+    ports.push(port1, port2);
+    port1.terminate = () => port1.close();
+    if (breakNext) {
+      breakNext = false;
+      log("  (this worker fails to load)");
+      setImmediate(() => port1.dispatchEvent(Object.assign(new Event("error"), { message: "SyntaxError: Unexpected token in agent.worker.js" })));
+    } else serveAgent({ streamFn: world.streamFn }, port2);
+    port1.start();
+    port2.start();
+    return port1;
+  };
+
+  async function incarnate() {
+    const n = incarnations.length;
+    world.incarnation = n;
+    const options = {
+      initialState: { systemPrompt: "You are a test.", model: MODEL, tools: world.tools },
+      beforeToolCall: world.beforeToolCall,
+      // Some seeds run their tools one by one, or deliver every queued message at once.
+      toolExecution: seed % 5 === 0 ? "sequential" : "parallel",
+      steeringMode: seed % 7 === 0 ? "all" : "one-at-a-time",
+      followUpMode: seed % 11 === 0 ? "all" : "one-at-a-time",
+    };
+    const agent = subject === "worker" ? new WorkerAgent({ ...options, worker: spawn }) : new lib.Agent({ ...options, streamFn: world.streamFn });
+    const inc = { n, agent, alive: true, events: 0, starts: 0, ends: 0, afterEnd: [], runs: [], recorder: undefined, session: undefined };
+    agent.subscribe((event) => {
+      if (!inc.alive) return;
+      inc.events++;
+      if (event.type === "agent_start") {
+        if (inc.starts > inc.ends) problem("overlapping-runs", `incarnation ${n}: agent_start while a run is going`);
+        inc.starts++;
+      } else if (event.type === "agent_end") {
+        inc.ends++;
+        if (inc.ends > inc.starts) problem("agent-end", `incarnation ${n}: agent_end without agent_start (${inc.ends} ends, ${inc.starts} starts)`);
+      } else if (inc.starts === inc.ends) problem("event-outside-run", `incarnation ${n}: ${event.type} outside a run`);
+    });
+    try {
+      inc.recorder = createRecorder();
+      inc.recorder.attach(agent);
+    } catch (err) {
+      inc.recorder = undefined;
+      problem("recorder-attach", `createRecorder().attach(${subject === "worker" ? "WorkerAgent" : "Agent"}) throws: ${err.message}`);
+    }
+    // Writes of an agent the page dropped never land (it is gone).
+    const own = { ...store };
+    for (const key of ["append", "replace", "clear"]) own[key] = async (...args) => (inc.alive ? store[key](...args) : undefined);
+    const attached = attachSession(agent, { id: "s", store: own, flushMs: 1, tabs: false, onError: (e) => problem("session-error", e.message) });
+    if (!(await waitUntil(settled(attached)))) {
+      problem("hang", `attachSession did not settle (incarnation ${n})`);
+      return inc;
+    }
+    try {
+      inc.session = await attached;
+    } catch (err) {
+      problem("attach-session", err.message);
+    }
+    incarnations.push(inc);
+    return inc;
+  }
+
+  /** The page goes: after its last write (flush), or at once (crash). */
+  async function drop(inc, how) {
+    const before = JSON.stringify(plain(inc.agent.state.messages));
+    const idleBefore = !inc.agent.state.isStreaming;
+    if (how === "flush" && inc.session && !(await waitUntil(settled(inc.session.flush())))) problem("hang", "session.flush() did not settle");
+    inc.alive = false;
+    inc.messages = plain(inc.agent.state.messages);
+    // Idle, and nothing changed while the last write was made: the store holds all of it.
+    inc.idle = idleBefore && !inc.agent.state.isStreaming && JSON.stringify(inc.messages) === before;
+    inc.log = inc.recorder?.log() && JSON.parse(inc.recorder.export());
+    world.approvals = world.approvals.filter((a) => a.incarnation !== inc.n);
+    // What runs on in this process after the page is gone is not the page's: stop it.
+    inc.agent.abort();
+    inc.agent.terminate?.();
+    await inc.session?.detach().catch(() => {});
+  }
+
+  const start = (inc, what, run) => {
+    let promise;
+    try {
+      promise = Promise.resolve(run());
+    } catch (err) {
+      promise = Promise.reject(err);
+    }
+    const entry = { what, done: false, error: undefined };
+    inc.runs.push(entry);
+    promise.then(() => (entry.done = true), (err) => {
+      entry.done = true;
+      entry.error = err;
+      log(`  ${what} rejected: ${err?.message ?? err}`);
+    });
+  };
+
+  function checkNow(inc) {
+    const ps = transcriptProblems(inc.agent.state.messages);
+    if (ps.length) problem("strict-transcript", `${ps[0]} [${describe(inc.agent.state.messages)}]`);
+  }
+
+  log(`${subject}, seed ${seed}`);
+  let inc = await incarnate();
+  const agent = () => inc.agent;
+  try {
+    for (stepIndex = 0; stepIndex < steps.length; stepIndex++) {
+      const [op, arg] = steps[stepIndex];
+      log(`${stepIndex + 1}. ${showStep(steps[stepIndex])}`);
+      switch (op) {
+        case "prompt":
+          start(inc, "prompt()", () => agent().prompt(`p${stepIndex + 1}`));
+          break;
+        case "steer":
+          agent().steer(textMessage(`s${stepIndex + 1}`));
+          break;
+        case "followUp":
+          agent().followUp(textMessage(`f${stepIndex + 1}`));
+          break;
+        case "continue":
+          start(inc, "continue()", () => agent().continue());
+          break;
+        case "abort":
+          agent().abort();
+          break;
+        case "approve":
+        case "deny": {
+          const dialog = world.approvals.find((a) => a.incarnation === inc.n);
+          if (dialog) {
+            log(`  ${op} ${dialog.id}`);
+            dialog.decide(op === "approve");
+          }
+          break;
+        }
+        case "wait":
+          for (let i = 0; i < arg; i++) await tick();
+          break;
+        case "reload": {
+          const old = inc;
+          await drop(old, arg);
+          inc = await incarnate();
+          const s = inc.session;
+          log(`  restored: ${describe(inc.agent.state.messages)}${s?.pendingCalls?.length ? `; pending: ${s.pendingCalls.map((p) => `${p.toolCall.id}${p.approval ? " (approval)" : ""}`).join(" ")}` : ""}`);
+          const restored = transcriptProblems(inc.agent.state.messages);
+          if (restored.length) problem("restore", `the restored transcript: ${restored[0]} [${describe(inc.agent.state.messages)}]`);
+          if (arg === "flush" && old.idle) {
+            const now = JSON.stringify(plain(inc.agent.state.messages));
+            if (now !== JSON.stringify(old.messages)) problem("restore", `an idle agent reloaded after its last write restores another transcript: was [${describe(old.messages)}], restored [${describe(inc.agent.state.messages)}]`);
+          }
+          break;
+        }
+        case "resume":
+          if (inc.session) start(inc, "session.resume()", () => inc.session.resume());
+          break;
+        case "terminate":
+          agent().terminate?.();
+          break;
+        case "workerThrows":
+          agent().worker?.dispatchEvent?.(Object.assign(new Event("error"), { message: "Uncaught TypeError: x is not a function" }));
+          break;
+        case "breakNextWorker":
+          breakNext = true;
+          break;
+        default:
+          throw new Error(`unknown step ${op}`);
+      }
+      await tick();
+      checkNow(inc);
+    }
+    stepIndex = steps.length;
+    log("end: approve everything, the model answers with text; abort what does not end; resume; a last prompt");
+    await windDown(inc);
+  } catch (err) {
+    problem("harness", err?.stack ?? String(err));
+  } finally {
+    for (const i of incarnations) if (i.alive) await drop(i, "flush");
+    for (const p of ports) p.close();
+  }
+  for (const i of incarnations) await checkReplay(i);
+  return { problems, trace };
+
+  async function windDown(inc) {
+    world.winding = true;
+    for (const dialog of world.approvals.filter((a) => a.incarnation === inc.n)) dialog.decide(true);
+    const idle = () => inc.runs.every((r) => r.done) && !inc.agent.state.isStreaming;
+    /** Waits for the runs to end; aborts them once nothing happens for a while (a stalled stream, a tool that hangs). */
+    const finish = async (what) => {
+      if (await waitIdleOrQuiet(inc, idle)) return true;
+      log(`  ${what} makes no progress: abort()`);
+      inc.agent.abort();
+      if (await waitUntil(idle)) return true;
+      problem("hang", `${what} did not end after abort() [${inc.runs.filter((r) => !r.done).map((r) => r.what).join(", ")}]`);
+      return false;
+    };
+    if (!(await finish("the run"))) return;
+    if (inc.session?.pendingCalls?.length) {
+      start(inc, "session.resume()", () => inc.session.resume());
+      if (!(await finish("session.resume()"))) return;
+    }
+    start(inc, "prompt()", () => inc.agent.prompt("the end"));
+    if (!(await finish("the last prompt"))) return;
+    if (inc.starts !== inc.ends) problem("agent-end", `${inc.starts} runs started, ${inc.ends} agent_end`);
+    if (inc.agent.state.pendingToolCalls.size > 0) problem("idle-state", `idle with pendingToolCalls ${[...inc.agent.state.pendingToolCalls].join(" ")}`);
+    if (inc.agent.state.streamingMessage !== undefined) problem("idle-state", "idle with a streamingMessage");
+    const ps = strictProblems(inc.agent.state.messages);
+    if (ps.length && !inc.session?.pendingCalls?.length) problem("strict-transcript", `at the end: ${ps[0]} [${describe(inc.agent.state.messages)}]`);
+  }
+
+  async function checkReplay(i) {
+    // A log without inputs recorded nothing to play (an agent restored, then dropped).
+    if (!i.log || i.log.inputs.length === 0) return;
+    const replayed = new lib.Agent({
+      initialState: { systemPrompt: "You are a test.", model: MODEL },
+      // play() gives the agent the log's stream function; this one must never be called.
+      streamFn: () => {
+        throw new Error("the replay called the agent's own stream function");
+      },
+    });
+    let replay;
+    try {
+      replay = createReplay(i.log);
+    } catch (err) {
+      return problem("replay", `createReplay refuses the recorded log of incarnation ${i.n}: ${err.message}`);
+    }
+    const counter = { events: 0 };
+    replayed.subscribe(() => void counter.events++);
+    const played = replay.play(replayed);
+    const ok = await waitIdleOrQuiet(counter, settled(played));
+    if (!ok) {
+      replayed.abort();
+      return problem("replay-hang", `replay of incarnation ${i.n} did not settle`);
+    }
+    try {
+      await played;
+    } catch (err) {
+      return problem("replay", `incarnation ${i.n}: ${err.message}`);
+    }
+    const got = plain(replayed.state.messages);
+    const want = i.messages;
+    const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+    if (i.idle ? !same(got, want) : !same(got.slice(0, want.length), want)) {
+      problem("replay", `incarnation ${i.n}: the replay's transcript differs: recorded [${describe(want)}], replayed [${describe(got)}]`);
+    }
+  }
+}
