@@ -68,3 +68,19 @@ export function assertStrictContext(context) {
 	const problems = strictProblems(messages);
 	if (problems.length > 0) throw new StrictTranscriptError(problems, messages);
 }
+
+/**
+ * `strictProblems` of a transcript that may still be running: the calls of its last assistant message
+ * that no result answers yet, with only results after it, are allowed (they run, wait for approval, or
+ * wait for a session's resume()). Everything before them must be valid.
+ */
+export function strictPrefixProblems(messages) {
+	if (!Array.isArray(messages)) return strictProblems(messages);
+	let last = messages.length - 1;
+	while (last >= 0 && messages[last]?.role === "toolResult") last--;
+	if (last < 0 || messages[last]?.role !== "assistant") return strictProblems(messages);
+	const calls = toolCallsOf(messages[last]);
+	const filled = [...messages];
+	for (let k = messages.length - 1 - last; k < calls.length; k++) filled.push({ role: "toolResult", toolCallId: calls[k].id, content: [], isError: false, timestamp: 0 });
+	return strictProblems(filled);
+}

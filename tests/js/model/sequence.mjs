@@ -5,11 +5,11 @@
 //   - a run never overlaps another, and ends with exactly one `agent_end`; nothing comes after it;
 //   - nothing hangs: every wait is bounded, and a wait that runs out is a problem naming the step;
 //   - at the end every recorded log replays (`createReplay(log).play(new Agent(…))`) without divergence,
-//     to the same transcript (up to the cut, for an agent the page dropped mid-run).
+//     to the same transcript (the log of each agent that was idle when the page dropped it, and the last's).
 // `generate(seed, subject)` draws the steps; `runSequence({ seed, subject, steps })` runs them and returns
 // the problems found and a trace.
 import { MessageChannel } from "node:worker_threads";
-import { strictProblems } from "../../support/strict-transcript.mjs";
+import { strictPrefixProblems, strictProblems } from "../../support/strict-transcript.mjs";
 import { createWorld, describe, MODEL, rng, tick } from "./world.mjs";
 
 const PKG = new URL("../../../pkg/", import.meta.url);
@@ -85,25 +85,6 @@ const settled = (promise) => {
 
 const textMessage = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
 const plain = (v) => JSON.parse(JSON.stringify(v ?? null, (k, x) => (k === "timestamp" || k === "durationMs" ? undefined : x)));
-
-/**
- * The transcript's problems for a strict provider, but for the unanswered calls of its last assistant
- * message when only its results follow it (calls running, waiting for approval, or pending a resume()).
- */
-export function transcriptProblems(messages) {
-  let last = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i]?.role === "toolResult") continue;
-    if (messages[i]?.role === "assistant") last = i;
-    break;
-  }
-  if (last < 0) return strictProblems(messages);
-  const calls = (messages[last].content ?? []).filter((b) => b?.type === "toolCall");
-  const answered = messages.length - 1 - last;
-  const filled = [...messages];
-  for (let k = answered; k < calls.length; k++) filled.push({ role: "toolResult", toolCallId: calls[k].id, content: [], isError: false, timestamp: 0 });
-  return strictProblems(filled);
-}
 
 /** Runs a sequence; returns `{ problems: [{ kind, message, step }], trace: [text] }`. */
 export async function runSequence({ seed, subject, steps }) {
@@ -218,7 +199,7 @@ export async function runSequence({ seed, subject, steps }) {
   };
 
   function checkNow(inc) {
-    const ps = transcriptProblems(inc.agent.state.messages);
+    const ps = strictPrefixProblems(inc.agent.state.messages);
     if (ps.length) problem("strict-transcript", `${ps[0]} [${describe(inc.agent.state.messages)}]`);
   }
 
@@ -263,7 +244,7 @@ export async function runSequence({ seed, subject, steps }) {
           inc = await incarnate();
           const s = inc.session;
           log(`  restored: ${describe(inc.agent.state.messages)}${s?.pendingCalls?.length ? `; pending: ${s.pendingCalls.map((p) => `${p.toolCall.id}${p.approval ? " (approval)" : ""}`).join(" ")}` : ""}`);
-          const restored = transcriptProblems(inc.agent.state.messages);
+          const restored = strictPrefixProblems(inc.agent.state.messages);
           if (restored.length) problem("restore", `the restored transcript: ${restored[0]} [${describe(inc.agent.state.messages)}]`);
           if (arg === "flush" && old.idle) {
             const now = JSON.stringify(plain(inc.agent.state.messages));
@@ -329,8 +310,9 @@ export async function runSequence({ seed, subject, steps }) {
   }
 
   async function checkReplay(i) {
-    // A log without inputs recorded nothing to play (an agent restored, then dropped).
-    if (!i.log || i.log.inputs.length === 0) return;
+    // A log without inputs recorded nothing to play (an agent restored, then dropped); one cut mid-run
+    // (the page dropped while a run went on) has no end to play to.
+    if (!i.log || i.log.inputs.length === 0 || !i.idle) return;
     const replayed = new lib.Agent({
       initialState: { systemPrompt: "You are a test.", model: MODEL },
       // play() gives the agent the log's stream function; this one must never be called.
@@ -360,7 +342,7 @@ export async function runSequence({ seed, subject, steps }) {
     const got = plain(replayed.state.messages);
     const want = i.messages;
     const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-    if (i.idle ? !same(got, want) : !same(got.slice(0, want.length), want)) {
+    if (!same(got, want)) {
       problem("replay", `incarnation ${i.n}: the replay's transcript differs: recorded [${describe(want)}], replayed [${describe(got)}]`);
     }
   }
