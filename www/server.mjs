@@ -21,7 +21,7 @@ import http from "node:http";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { configureModels, publicModel } from "./server/providers.mjs";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
@@ -225,6 +225,9 @@ export async function startServer(options = {}) {
 	const delayScale = env.PI_DEMO_DELAY_SCALE !== undefined && Number(env.PI_DEMO_DELAY_SCALE) >= 0 ? Number(env.PI_DEMO_DELAY_SCALE) : 1;
 	const quiet = env.PI_DEMO_QUIET === "1";
 	const token = env.PI_DEMO_TOKEN || randomBytes(24).toString("base64url");
+	// Test mode: a module whose `strictProblems(messages)` lists what a strict provider (OpenAI, Anthropic) would
+	// reject in a context; such a request is refused as they refuse it (the tests use the repository's own check).
+	const strictProblems = env.PI_DEMO_STRICT_CHECK ? (await import(pathToFileURL(resolve(env.PI_DEMO_STRICT_CHECK)).href)).strictProblems : undefined;
 
 	const { models, offered, secrets } = await configureModels(env, { demoDelayScale: delayScale });
 	const redact = makeRedactor(secrets);
@@ -258,6 +261,11 @@ export async function startServer(options = {}) {
 			throw new HttpError(400, `malformed JSON: ${err instanceof Error ? err.message : String(err)}`);
 		}
 		const { model, context, options: streamOptions } = validateRequest(body, registry);
+		const invalid = strictProblems?.(context.messages) ?? [];
+		if (invalid.length > 0) {
+			log(`POST /api/stream refused: invalid context for a strict provider: ${invalid[0]}`);
+			throw new HttpError(400, `invalid context for a strict provider: ${invalid[0]}`);
+		}
 		if (clientGone) return;
 		res.writeHead(200, {
 			"content-type": "text/event-stream; charset=utf-8",
