@@ -12,13 +12,14 @@
 //   types           TypeScript that is type-checked with tsc against pkg/, not run
 //   shell           commands: each `npm` command must name a script of package.json, or the package itself
 //   output          a sample of what the library prints or emits; `check` compares it with the real thing
+//   header          an HTTP response header ("Name: value"): Chromium serves a page with it and runs `check` there
 //   text            a diagram or layout, neither run nor checked
 // `uses` names values the harness provides (imported into the block's scope); `check` names a check the
 // harness runs after the block, with the names the block declares at its top level.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
-export const ENVS = ["node", "chromium", "worker", "component", "vue-setup", "types", "shell", "output", "text"];
+export const ENVS = ["node", "chromium", "worker", "component", "vue-setup", "types", "shell", "output", "header", "text"];
 // Languages that hold code: such a block must run or be type-checked.
 const CODE = new Set(["js", "jsx", "ts", "tsx", "svelte", "mjs"]);
 const RUNS = { node: ["js", "ts"], chromium: ["js"], worker: ["js"], component: ["jsx", "svelte"], "vue-setup": ["js"], types: ["ts"] };
@@ -76,6 +77,8 @@ export function extractExamples(file, repo) {
       if (RUNS[block.env] && !RUNS[block.env].includes(lang)) block.problem = `a \`${lang || "plain"}\` block cannot be \`${block.env}\``;
       else if (CODE.has(lang) && !RUNS[block.env]) block.problem = `a \`${lang}\` block must run or be type-checked, not be \`${block.env}\``;
       else if (block.env === "shell" && !["bash", "sh"].includes(lang)) block.problem = "a `shell` block is fenced as bash or sh";
+      else if (block.env === "header" && !/^[\w-]+: \S/.test(code)) block.problem = "a `header` block is one `Name: value` line";
+      else if (block.env === "header" && !block.check) block.problem = "a `header` block needs a check";
     }
     blocks.push(block);
     i = end;

@@ -1,6 +1,7 @@
 // The static file server of the browser tests, on 127.0.0.1 (a free port), started and closed by
 // the test that uses it. `mounts`: URL prefix -> directory (the first prefix that has the file
-// serves it); `pages`: exact path -> HTML text. Files are read at each request and never cached,
+// serves it); `pages`: exact path -> HTML text, or `{ html, headers }` to send extra response headers
+// with it (a Content-Security-Policy, say). Files are read at each request and never cached,
 // so a test serves the build it finds.
 import http from "node:http";
 import { readFileSync, statSync } from "node:fs";
@@ -19,8 +20,9 @@ export async function startStaticServer(mounts, { pages = {} } = {}) {
 	const server = http.createServer((req, res) => {
 		const path = decodeURIComponent(req.url.split("?")[0]);
 		if (Object.hasOwn(pages, path)) {
-			res.writeHead(200, { "content-type": MIME[".html"], "cache-control": "no-store" });
-			return res.end(pages[path]);
+			const page = typeof pages[path] === "string" ? { html: pages[path] } : pages[path];
+			res.writeHead(200, { "content-type": MIME[".html"], "cache-control": "no-store", ...page.headers });
+			return res.end(page.html);
 		}
 		if (path === "/favicon.ico") {
 			res.writeHead(204);

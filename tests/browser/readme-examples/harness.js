@@ -67,6 +67,20 @@ const onWorker = (dir, name, options = {}) =>
 
 /** Checks by name: `(ns, { dir, block, target })`; `ns` holds what the block declares at its top level. */
 export const checks = {
+  /** The page runs under the README's Content-Security-Policy: the package loads and streams through streamProxy. */
+  async csp() {
+    let refused = false;
+    try {
+      (0, eval)("1");
+    } catch {
+      refused = true;
+    }
+    assert(refused, "the page is served with the Content-Security-Policy (eval is refused)");
+    const { streamProxy } = await import("/pkg/index.js");
+    const a = new Agent({ initialState: { systemPrompt, model }, streamFn: (m, c, o) => streamProxy(m, c, { ...o, proxyUrl: "https://my-proxy.example", authToken: userSessionToken }) });
+    await a.prompt("Hello!");
+    equal(textOf(a.state.messages.at(-1)), "Hello there!", "the answer through streamProxy");
+  },
   async "worker-script"(ns, { dir, block }) {
     const a = onWorker(dir, block.arg, { proxy: { proxyUrl: "https://my-app.example", authToken: userSessionToken } });
     await a.prompt("Hello!");

@@ -22,8 +22,14 @@ const PKG = join(REPO, "pkg");
 if (!existsSync(join(PKG, "worker/index.js"))) throw new Error("pkg/ is not built (run node scripts/build.mjs)");
 const OUT = join(REPO, "test-output", "readme-examples-browser");
 const HARNESS = "/harness/harness.js";
-const BROWSER_ENVS = ["chromium", "worker", "component", "vue-setup"];
+const BROWSER_ENVS = ["chromium", "worker", "component", "vue-setup", "header"];
+const PAGE = '<!doctype html><meta charset="utf-8"><div id="target"></div><script type="module" src="/harness/page.js"></script>';
 const EXAMPLE_MS = 20_000;
+
+const blocks = exampleFiles(REPO).flatMap((f) => extractExamples(f, REPO));
+
+/** The page an example runs in: a `header` example's own, served with its header. */
+const pagePath = (block) => (block.env === "header" ? `/${block.name.replace(/[^\w]+/g, "-")}.html` : "/");
 
 let server;
 let browser;
@@ -31,9 +37,13 @@ before(async () => {
   ensureUiFrameworks();
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
-  server = await startStaticServer({ "/pkg/": PKG, "/harness/": HERE, "/support/": join(REPO, "tests/support"), "/ex/": OUT }, {
-    pages: { "/": '<!doctype html><meta charset="utf-8"><div id="target"></div><script type="module" src="/harness/page.js"></script>' },
-  });
+  // A `header` example's page is served with that header.
+  const pages = { "/": PAGE };
+  for (const b of blocks.filter((b) => b.env === "header" && !b.problem)) {
+    const [name, ...value] = b.code.trim().split(":");
+    pages[pagePath(b)] = { html: PAGE, headers: { [name]: value.join(":").trim() } };
+  }
+  server = await startStaticServer({ "/pkg/": PKG, "/harness/": HERE, "/support/": join(REPO, "tests/support"), "/ex/": OUT }, { pages });
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 });
 after(async () => {
@@ -91,6 +101,7 @@ function vueSetupModule(block) {
 /** Writes and bundles the block (with the worker files of its markdown file defined so far) into its own directory. */
 async function prepare(block, workers) {
   const dir = join(OUT, block.name.replace(/[^\w]+/g, "-"));
+  if (block.env === "header") return { dir: "/", main: undefined };
   const src = join(dir, "src");
   mkdirSync(src, { recursive: true });
   for (const f of readdirSync(join(HERE, "files"))) copyFileSync(join(HERE, "files", f), join(src, f));
@@ -118,7 +129,6 @@ async function prepare(block, workers) {
   return { dir: `/ex/${relative(OUT, dir)}/`, main };
 }
 
-const blocks = exampleFiles(REPO).flatMap((f) => extractExamples(f, REPO));
 // Worker files by markdown file: a page example loads the latest block of that name before it.
 const workersSoFar = new Map();
 for (const block of blocks) {
@@ -135,7 +145,7 @@ for (const block of blocks) {
     const pageErrors = [];
     page.on("pageerror", (e) => pageErrors.push(String(e)));
     try {
-      await page.goto(`${server.url}/`);
+      await page.goto(`${server.url}${pagePath(block)}`);
       await page.waitForFunction(() => window.ready === true, null, { timeout: EXAMPLE_MS });
       let timer;
       const errors = await Promise.race([
