@@ -179,7 +179,7 @@ export async function runSequence({ seed, subject, steps }) {
     // What runs on in this process after the page is gone is not the page's: stop it.
     inc.agent.abort();
     inc.agent.terminate?.();
-    await inc.session?.detach().catch(() => {});
+    if (inc.session && !(await waitUntil(settled(inc.session.detach())))) problem("hang", "session.detach() did not settle");
   }
 
   const start = (inc, what, run) => {
