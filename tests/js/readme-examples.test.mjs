@@ -113,7 +113,7 @@ test("every TypeScript block type-checks against pkg/ (tsc --strict)", () => {
   }
 });
 
-test("every shell block's npm commands name a script of package.json or the package", () => {
+test("every shell block's commands name what exists: npm scripts, the package, files run with node or bash", () => {
   const { scripts } = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
   const { name } = JSON.parse(readFileSync(join(PKG, "package.json"), "utf8"));
   const problems = [];
@@ -121,19 +121,22 @@ test("every shell block's npm commands name a script of package.json or the pack
   assert.ok(shell.length > 0);
   for (const b of shell) {
     for (const line of b.code.split("\n")) {
-      const command = line.replace(/#.*$/, "").trim();
-      if (!command) continue;
-      const words = command.split(/\s+/);
-      if (words[0] !== "npm") {
-        problems.push(`${b.name}: ${JSON.stringify(command)} is not an npm command`);
-        continue;
-      }
-      const [verb, arg] = words.slice(1);
-      if (verb === "install" || verb === "i") {
-        if (arg !== name) problems.push(`${b.name}: installs ${arg}, the package is ${name}`);
-      } else if (verb === "run") {
-        if (!scripts[arg]) problems.push(`${b.name}: npm run ${arg}: no such script`);
-      } else if (!scripts[verb]) problems.push(`${b.name}: npm ${verb}: no such script`);
+      const words = line.replace(/#.*$/, "").trim().split(/\s+/).filter(Boolean);
+      // Leading VAR=value assignments set the environment of the command.
+      while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? "")) words.shift();
+      if (words.length === 0) continue;
+      const [command, verb, arg] = words;
+      if (command === "npm") {
+        if (verb === "install" || verb === "i") {
+          if (arg !== name) problems.push(`${b.name}: installs ${arg}, the package is ${name}`);
+        } else if (verb === "run") {
+          if (!scripts[arg]) problems.push(`${b.name}: npm run ${arg}: no such script`);
+        } else if (!scripts[verb]) problems.push(`${b.name}: npm ${verb}: no such script`);
+      } else if (command === "node" || command === "bash") {
+        for (const path of words.slice(1).filter((w) => !w.startsWith("-") && /\//.test(w))) {
+          if (!existsSync(join(REPO, path))) problems.push(`${b.name}: ${command} ${path}: no such file`);
+        }
+      } else problems.push(`${b.name}: ${JSON.stringify(line.trim())}: not an npm, node or bash command`);
     }
   }
   assert.deepEqual(problems, []);

@@ -10,7 +10,7 @@
 //   component       a UI component (JSX: the block's capitalised function; Svelte: the block), rendered in Chromium
 //   vue-setup       the body of a Vue component's setup(), mounted in Chromium
 //   types           TypeScript that is type-checked with tsc against pkg/, not run
-//   shell           commands: each `npm` command must name a script of package.json, or the package itself
+//   shell           commands: npm ones name a script of package.json or the package; node/bash ones, files that exist
 //   output          a sample of what the library prints or emits; `check` compares it with the real thing
 //   header          an HTTP response header ("Name: value"): Chromium serves a page with it and runs `check` there
 //   text            a diagram or layout, neither run nor checked

@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { readFileSync } from "node:fs";
 import { generate, runSequence, SUBJECTS } from "./sequence.mjs";
-import { shrink } from "./shrink.mjs";
+import { shrink, simplify } from "./shrink.mjs";
 
 const SEEDS = Number(process.env.PI_MODEL_SEEDS ?? 1000);
 const FROM = Number(process.env.PI_MODEL_FROM ?? 1);
@@ -41,6 +41,19 @@ function report(subject, seed, steps, result, original) {
   return lines.join("\n");
 }
 
+// A step that only lets time pass, for one that matters only by the turn of the event loop it takes.
+const simpler = ([op, arg]) => (op === "wait" ? (arg > 1 ? ["wait", 1] : undefined) : ["wait", 1]);
+/** Adjacent waits as one (each step also takes a turn of its own). */
+function mergeWaits(steps) {
+  const out = [];
+  for (const step of steps) {
+    const last = out[out.length - 1];
+    if (step[0] === "wait" && last?.[0] === "wait") out[out.length - 1] = ["wait", last[1] + step[1] + 1];
+    else out.push(step);
+  }
+  return out;
+}
+
 /** Runs seeds, groups their problems by signature, shrinks the first seed of each. */
 async function explore(t, subject, seeds) {
   const found = new Map();
@@ -65,7 +78,7 @@ async function explore(t, subject, seeds) {
       continue;
     }
     const stillFails = async (candidate) => (await runSequence({ seed, subject, steps: candidate })).problems.some((p) => signature(p) === sig);
-    const shortest = await shrink(steps, stillFails);
+    const shortest = await simplify(await shrink(steps, stillFails), stillFails, { simpler, merge: mergeWaits });
     const result = await runSequence({ seed, subject, steps: shortest });
     await t.test(`${subject}: ${sig} (${count} of ${seeds.length} sequences)`, () => {
       fail(report(subject, seed, shortest, result, steps.length));

@@ -138,7 +138,11 @@ export async function runSequence({ seed, subject, steps }) {
         inc.starts++;
       } else if (event.type === "agent_end") {
         inc.ends++;
-        if (inc.ends > inc.starts) problem("agent-end", `incarnation ${n}: agent_end without agent_start (${inc.ends} ends, ${inc.starts} starts)`);
+        if (inc.ends > inc.starts) {
+          problem("agent-end", `incarnation ${n}: agent_end without agent_start`);
+          // Counted as a run, so the next run's events are judged on their own.
+          inc.starts = inc.ends;
+        }
       } else if (inc.starts === inc.ends) problem("event-outside-run", `incarnation ${n}: ${event.type} outside a run`);
     });
     try {

@@ -29,3 +29,21 @@ export async function shrink(steps, fails, { budget = 200 } = {}) {
   }
   return current;
 }
+
+/**
+ * Then makes the steps left simpler one by one (`simpler(step)` gives a simpler one, or undefined) and
+ * `merge(steps)` joins what can be joined, keeping each change only while `fails` still holds.
+ */
+export async function simplify(steps, fails, { simpler, merge = (s) => s }) {
+  let current = steps;
+  for (let i = 0; i < current.length; i++) {
+    const step = simpler(current[i]);
+    if (step === undefined) continue;
+    const candidate = current.slice();
+    candidate[i] = step;
+    if (await fails(candidate)) current = candidate;
+  }
+  const merged = merge(current);
+  if (merged.length < current.length && (await fails(merged))) current = merged;
+  return current;
+}
