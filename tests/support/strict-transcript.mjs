@@ -84,19 +84,3 @@ export function strictPrefixProblems(messages) {
 	for (let k = messages.length - 1 - last; k < calls.length; k++) filled.push({ role: "toolResult", toolCallId: calls[k].id, content: [], isError: false, timestamp: 0 });
 	return strictProblems(filled);
 }
-
-/**
- * For a test's stream function: throws a `StrictTranscriptError` for a context a strict provider would
- * reject (the run then fails), and throws it again as an uncaught exception on a timer, so a test that
- * only looks at the outcome of the run still fails.
- */
-export function strictCheck(context) {
-	try {
-		assertStrictContext(context);
-	} catch (error) {
-		setTimeout(() => {
-			throw error;
-		}, 0);
-		throw error;
-	}
-}

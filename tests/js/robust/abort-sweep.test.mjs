@@ -33,7 +33,6 @@ import {
 	reference,
 	settle,
 	sleep,
-	strictFor,
 	textStream,
 	trackUnhandled,
 	transcriptProblems,
@@ -323,10 +322,7 @@ async function runOnce(name, k, mode, env, noHooks = false) {
 	const agent = new impl.Agent({
 		initialState: { model: MODEL },
 		...(noHooks ? withoutHooks(built.options) : built.options),
-		streamFn: (model, context, options) => {
-			strictFor(impl, context);
-			return current(model, context, options);
-		},
+		streamFn: (model, context, options) => current(model, context, options),
 	});
 	sw.agent = agent;
 	const events = [];

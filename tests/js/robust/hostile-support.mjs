@@ -39,7 +39,7 @@ export function snap(value, seen = new Set()) {
 		seen.delete(value);
 	}
 }
-import { assistantMessage, describe, ours, reference, settle, strictFor, trackUnhandled, within } from "./support.mjs";
+import { assistantMessage, describe, ours, reference, settle, trackUnhandled, within } from "./support.mjs";
 
 export const REF_MS = 1500; // the reference may hang: give up on it after this
 export const OURS_MS = 4000; // ours must never hang
@@ -99,10 +99,9 @@ export function summariseMessages(messages) {
 
 /**
  * Runs a case. `build(impl, rec)` returns
- *   { options?, tools?, initialState?, streamFn? | responses?, input?, after?(agent, rec), strict? }
+ *   { options?, tools?, initialState?, streamFn? | responses?, input?, after?(agent, rec) }
  * where `responses` is a list of content-block lists (or functions (context, options) => blocks)
- * and `rec` collects observations (rec.params: what each execute received). Every context `responses`
- * receives must be valid for a strict provider, unless `strict: false` (a case whose own input breaks it).
+ * and `rec` collects observations (rec.params: what each execute received).
  */
 export async function runCase(impl, build, ms) {
 	const rec = { params: [], notes: [] };
@@ -114,7 +113,7 @@ export async function runCase(impl, build, ms) {
 	let agent;
 	try {
 		const c = build(impl, rec);
-		const streamFn = c.streamFn ?? responsesStream(impl, c.responses ?? [], { strict: c.strict });
+		const streamFn = c.streamFn ?? responsesStream(impl, c.responses ?? []);
 		try {
 			agent = new impl.Agent({
 				initialState: { model: MODEL, tools: c.tools ?? [], ...(c.initialState ?? {}) },
@@ -164,10 +163,9 @@ export async function runCase(impl, build, ms) {
 }
 
 /** Stream function answering with the given content lists, in order, then "done". */
-export function responsesStream(impl, responses, { strict = true } = {}) {
+export function responsesStream(impl, responses) {
 	let i = 0;
 	return (model, context, options) => {
-		if (strict) strictFor(impl, context);
 		const entry = responses[i++];
 		const stream = impl.createAssistantMessageEventStream();
 		const content = entry === undefined ? [{ type: "text", text: "done" }] : typeof entry === "function" ? entry(context, options) : entry;

@@ -666,22 +666,17 @@ hostile("10,000-message transcript", (impl) => {
 
 // ---- tool-call ids --------------------------------------------------------------------------
 
-// The model's own answer breaks the strict rules here (ids that are not strings, or repeat): the next
-// context repeats the answer as it was given, so the strict check is off.
 hostile("non-string tool-call ids (number, object, null, undefined)", (impl, rec) => ({
-	strict: false,
 	tools: [recTool(rec, "t")],
 	responses: [[toolCall(42, "t", {}), toolCall({ id: "obj" }, "t", {}), toolCall(null, "t", {}), toolCall(undefined, "t", {})]],
 }));
 
 hostile("duplicate tool-call ids (parallel)", (impl, rec) => ({
-	strict: false,
 	tools: [recTool(rec, "t", { result: (p) => ({ content: [text(`n=${p.n}`)], details: {} }) })],
 	responses: [[toolCall("dup", "t", { n: 1 }), toolCall("dup", "t", { n: 2 })]],
 }));
 
 hostile("duplicate tool-call ids (sequential)", (impl, rec) => ({
-	strict: false,
 	options: { toolExecution: "sequential" },
 	tools: [recTool(rec, "t", { result: (p) => ({ content: [text(`n=${p.n}`)], details: {} }) })],
 	responses: [[toolCall("dup", "t", { n: 1 }), toolCall("dup", "t", { n: 2 })]],
@@ -932,8 +927,6 @@ for (const [hook, value] of [
 	hostile(`${hook} returns ${JSON.stringify(value) ?? String(value)}`, (impl, rec) => ({
 		tools: [recTool(rec, "t")],
 		options: { [hook]: async () => value },
-		// The app's convertToLlm makes the context: what it returns reaches the stream function as it is.
-		strict: hook !== "convertToLlm",
 		responses: [[toolCall("c1", "t", {})], [{ type: "text", text: "second" }]],
 	}));
 }
