@@ -2,7 +2,7 @@
 // (tests/support/strict-transcript.mjs): what it accepts and what it names.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { assertStrictContext, strictPrefixProblems, strictProblems, StrictTranscriptError } from "../support/strict-transcript.mjs";
+import { assertStrictContext, keptTranscriptProblems, strictPrefixProblems, strictProblems, StrictTranscriptError } from "../support/strict-transcript.mjs";
 
 const user = (text) => ({ role: "user", content: text, timestamp: 1 });
 const call = (id, name = "t") => ({ type: "toolCall", id, name, arguments: {} });
@@ -34,4 +34,13 @@ test("a running transcript may end with its last answer's unanswered calls, noth
 	assert.match(strictPrefixProblems([user("a"), assistant([call("1"), call("2")]), result("2")])[0], /toolResult for "2" where the result of "1" belongs/);
 	assert.match(strictPrefixProblems([user("a"), assistant([call("1")]), user("b"), assistant([call("2")])])[0], /tool call "1" \(t\) is followed by user/);
 	assert.match(strictPrefixProblems([user("a"), assistant([call("1")]), user("b")])[0], /followed by user/);
+});
+
+test("a kept transcript may hold a failed answer's calls that never ran, not a completed answer's", () => {
+	assert.deepEqual(keptTranscriptProblems([user("a"), assistant([call("1")], "aborted"), user("b"), assistant([])]), []);
+	assert.deepEqual(keptTranscriptProblems([user("a"), assistant([call("1"), call("2")], "error"), user("b")]), []);
+	assert.match(keptTranscriptProblems([user("a"), assistant([call("1")], "toolUse"), user("b")])[0], /followed by user/);
+	assert.match(keptTranscriptProblems([user("a"), assistant([call("1"), call("2")], "aborted"), result("2")])[0], /where the result of "1" belongs/);
+	assert.deepEqual(keptTranscriptProblems([user("a"), assistant([call("1")], "toolUse")]), [], "calls in flight");
+	assert.match(keptTranscriptProblems([user("a"), assistant([call("1")], "toolUse")], { running: false })[0], /followed by the end/);
 });

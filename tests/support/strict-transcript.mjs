@@ -84,3 +84,19 @@ export function strictPrefixProblems(messages) {
 	for (let k = messages.length - 1 - last; k < calls.length; k++) filled.push({ role: "toolResult", toolCallId: calls[k].id, content: [], isError: false, timestamp: 0 });
 	return strictProblems(filled);
 }
+
+/**
+ * What breaks the rule for the transcript an agent keeps (`state.messages`), which is looser than a request's:
+ * an answer that failed (`stopReason` "error" or "aborted") may keep tool calls that never ran, with no result
+ * after it (a request sends such an answer without its calls); with `running` (the default), the transcript
+ * may end with its last answer's unanswered calls (`strictPrefixProblems`). Everything else as `strictProblems`.
+ */
+export function keptTranscriptProblems(messages, { running = true } = {}) {
+	if (!Array.isArray(messages)) return strictProblems(messages);
+	const kept = messages.map((m, i) => {
+		const failed = m?.role === "assistant" && (m.stopReason === "error" || m.stopReason === "aborted");
+		if (!failed || i === messages.length - 1 || messages[i + 1]?.role === "toolResult") return m;
+		return { ...m, content: m.content.filter((b) => b?.type !== "toolCall") };
+	});
+	return running ? strictPrefixProblems(kept) : strictProblems(kept);
+}

@@ -5,8 +5,9 @@
 //   actions: prompt, approve, deny, abort, resume(), continue()
 // After the action and a last prompt (every waiting call approved):
 //   - every request the model received was valid for a strict provider (model.mjs answers an invalid one
-//     with an error that would stay in the transcript), and so is the transcript;
-//   - the restored transcript was valid but for the calls waiting for resume();
+//     with an error that would stay in the transcript), and so is the transcript (but for the calls of an answer
+//     that failed, which never ran: keptTranscriptProblems);
+//   - the restored transcript was valid but for those and the calls waiting for resume();
 //   - each run ended with exactly one agent_end, nothing came outside a run, no run is left;
 //   - the log exported after the reload replays to the same transcript.
 // One browser, one page reused across cases (each case has its own session id).
@@ -18,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
 import { startStaticServer } from "../../support/static-server.mjs";
-import { strictPrefixProblems, strictProblems } from "../../support/strict-transcript.mjs";
+import { keptTranscriptProblems } from "../../support/strict-transcript.mjs";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const PKG = process.env.PI_BROWSER_PKG_DIR ?? join(REPO, "pkg");
@@ -107,7 +108,7 @@ for (const subject of SUBJECTS) {
 
         await page.reload();
         const restored = await load(options);
-        for (const p of strictPrefixProblems(restored.messages)) problems.push(`the restored transcript: ${p} [${shown(restored)}]`);
+        for (const p of keptTranscriptProblems(restored.messages)) problems.push(`the restored transcript: ${p} [${shown(restored)}]`);
 
         await page.evaluate((a) => window.act(a), action);
         await settle(action);
@@ -127,7 +128,7 @@ for (const subject of SUBJECTS) {
         }
         problems.push(...v.problems);
         for (const m of v.messages) if (m.errorMessage?.startsWith(STRICT_ERROR)) problems.push(`the model was sent an invalid context: ${m.errorMessage}`);
-        for (const p of strictProblems(v.messages)) problems.push(`the final transcript: ${p} [${shown(v)}]`);
+        for (const p of keptTranscriptProblems(v.messages, { running: false })) problems.push(`the final transcript: ${p} [${shown(v)}]`);
         if (v.counts.starts !== v.counts.ends) problems.push(`${v.counts.starts} runs started, ${v.counts.ends} agent_end`);
         const last = v.messages.at(-1);
         if (last?.role !== "assistant" || last.content?.[0]?.text !== "ok: final") problems.push(`the last prompt was not answered: [${shown(v)}]`);
