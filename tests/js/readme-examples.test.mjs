@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { exampleFiles, exampleModule, extractExamples } from "../support/markdown-examples.mjs";
+import { exampleFiles, exampleModule, extractExamples, FILE_NAME } from "../support/markdown-examples.mjs";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const PKG = join(REPO, "pkg");
@@ -75,6 +75,21 @@ for (const block of blocks.filter((b) => b.env === "output" && b.check && !b.pro
   });
 }
 
+test("every file block is run by the test file it names", () => {
+  const problems = [];
+  for (const b of blocks.filter((b) => b.env === "file" && !b.problem)) {
+    const path = join(REPO, b.by);
+    if (!existsSync(path)) {
+      problems.push(`${b.name}: by ${b.by}: no such file`);
+      continue;
+    }
+    const name = FILE_NAME.exec(b.code)[1];
+    const text = readFileSync(path, "utf8");
+    if (!text.includes(name) && !text.includes("readmeFiles(")) problems.push(`${b.name}: ${b.by} does not read the README's ${name}`);
+  }
+  assert.deepEqual(problems, []);
+});
+
 // TypeScript the blocks need besides their own text, by check name: it must compile after the block.
 const TYPE_CHECKS = {
   // The declared message type joins AgentMessage; a wrong one is refused.
@@ -88,7 +103,7 @@ void note; void wrong;
 };
 
 test("every TypeScript block type-checks against pkg/ (tsc --strict)", () => {
-  const ts = blocks.filter((b) => (b.lang === "ts" || b.lang === "tsx") && !b.problem);
+  const ts = blocks.filter((b) => (b.lang === "ts" || b.lang === "tsx") && (b.env === "types" || b.env === "node") && !b.problem);
   assert.ok(ts.length > 0);
   const dir = join(OUT, "types");
   mkdirSync(dir, { recursive: true });

@@ -13,16 +13,18 @@
 //   shell           commands: npm ones name a script of package.json or the package; node/bash ones, files that exist
 //   output          a sample of what the library prints or emits; `check` compares it with the real thing
 //   header          an HTTP response header ("Name: value"): Chromium serves a page with it and runs `check` there
+//   file            a whole file of an example app, its first line a comment naming it (`// server.mjs: …`),
+//                   written out and run by the test file `by` names (which reads the README's files)
 //   text            a diagram or layout, neither run nor checked
 // `uses` names values the harness provides (imported into the block's scope); `check` names a check the
 // harness runs after the block, with the names the block declares at its top level.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
-export const ENVS = ["node", "chromium", "worker", "component", "vue-setup", "types", "shell", "output", "header", "text"];
+export const ENVS = ["node", "chromium", "worker", "component", "vue-setup", "types", "shell", "output", "header", "file", "text"];
 // Languages that hold code: such a block must run or be type-checked.
 const CODE = new Set(["js", "jsx", "ts", "tsx", "svelte", "mjs"]);
-const RUNS = { node: ["js", "ts"], chromium: ["js"], worker: ["js"], component: ["jsx", "svelte"], "vue-setup": ["js"], types: ["ts"] };
+const RUNS = { node: ["js", "ts"], chromium: ["js"], worker: ["js"], component: ["jsx", "svelte"], "vue-setup": ["js"], types: ["ts"], file: ["js", "jsx", "mjs", "ts", "tsx"] };
 
 /** The markdown files whose examples are tests: README.md and docs/*.md. */
 export function exampleFiles(repo) {
@@ -40,13 +42,14 @@ export function parseAnnotation(text) {
   const arg = rest.join(" ");
   if (env === "worker" && !/^[\w.-]+\.js$/.test(arg)) return "`worker` needs the file name its page examples load it by";
   if (env !== "worker" && arg) return `unexpected ${JSON.stringify(arg)} after ${env}`;
-  const out = { env, arg, uses: [], check: undefined };
+  const out = { env, arg, uses: [], check: undefined, by: undefined };
   for (const field of fields) {
-    const f = /^(uses|check):\s*(.*)$/.exec(field);
-    if (!f) return `unknown field ${JSON.stringify(field)} (uses, check)`;
+    const f = /^(uses|check|by):\s*(.*)$/.exec(field);
+    if (!f) return `unknown field ${JSON.stringify(field)} (uses, check, by)`;
     if (f[1] === "uses") out.uses = f[2].split(/[\s,]+/).filter(Boolean);
-    else out.check = f[2];
+    else out[f[1]] = f[2];
   }
+  if ((env === "file") !== (out.by !== undefined)) return "`by: <test file>` goes with `file`, and only with it";
   return out;
 }
 
@@ -69,7 +72,7 @@ export function extractExamples(file, repo) {
     let k = i - 1;
     while (k >= 0 && lines[k].trim() === "") k--;
     const parsed = k >= 0 ? parseAnnotation(lines[k]) : undefined;
-    const block = { file: shown, line: i + 1, name: `${shown}:${i + 1}`, lang, code, env: undefined, arg: "", uses: [], check: undefined, problem: undefined };
+    const block = { file: shown, line: i + 1, name: `${shown}:${i + 1}`, lang, code, env: undefined, arg: "", uses: [], check: undefined, by: undefined, problem: undefined };
     if (parsed === undefined) block.problem = "has no <!-- example: … --> comment before it";
     else if (typeof parsed === "string") block.problem = parsed;
     else {
@@ -79,12 +82,16 @@ export function extractExamples(file, repo) {
       else if (block.env === "shell" && !["bash", "sh"].includes(lang)) block.problem = "a `shell` block is fenced as bash or sh";
       else if (block.env === "header" && !/^[\w-]+: \S/.test(code)) block.problem = "a `header` block is one `Name: value` line";
       else if (block.env === "header" && !block.check) block.problem = "a `header` block needs a check";
+      else if (block.env === "file" && !FILE_NAME.test(code)) block.problem = "a `file` block's first line is a comment naming it (`// path: what it is`)";
     }
     blocks.push(block);
     i = end;
   }
   return blocks;
 }
+
+/** The first line of a `file` block: `// <path>: <what it is>`. */
+export const FILE_NAME = /^\/\/ ([\w./@[\]-]+\.(?:js|jsx|mjs|ts|tsx)):/;
 
 /** The names a module declares at its top level (column 0): const/let/var, function, class. */
 export function topLevelNames(code) {
