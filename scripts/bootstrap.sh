@@ -23,11 +23,22 @@ if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WB_VERSION"; t
   cargo install wasm-bindgen-cli --version "$WB_VERSION"
 fi
 
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+APT_UPDATED=""
+apt_install() {
+  [ -n "$APT_UPDATED" ] || { $SUDO apt-get update -qq; APT_UPDATED=1; }
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+
 if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   log "installing Debian chromium and chromium-driver"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+  apt_install chromium chromium-driver
+fi
+
+# The session store's tests start their own Postgres cluster from Debian's binaries (initdb, pg_ctl).
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  log "installing Debian postgresql (the server store's tests start their own cluster on 127.0.0.1)"
+  apt_install postgresql
 fi
 
 # npm ci only when node_modules is missing or older than the lock file.
@@ -35,4 +46,4 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   log "npm ci"
   npm ci --no-audit --no-fund --loglevel=error
 fi
-log "ready: $(rustc --version | cut -d' ' -f1-2), wasm-bindgen $WB_VERSION, $(/usr/bin/chromium --version 2>/dev/null | head -1), node $(node --version)"
+log "ready: $(rustc --version | cut -d' ' -f1-2), wasm-bindgen $WB_VERSION, $(/usr/bin/chromium --version 2>/dev/null | head -1), node $(node --version), postgres $(ls /usr/lib/postgresql | sort -n | tail -1)"

@@ -238,12 +238,12 @@ writeFileSync(join(pkg, "index.d.ts"), existsSync(dtsTemplate)
   : `export * from "./${NAME}.js";\n`);
 
 // Entries that not every app imports (UI adapters, sessions, replay, the agent
-// in a Worker): each folder of js/ is copied with its types, and costs nothing to
+// in a Worker, the server's endpoints): each folder of js/ is copied with its types, and costs nothing to
 // apps that do not import it. Each public entry is one file of those folders.
-const OPTIONAL_FOLDERS = ["ui", "session", "replay", "worker"];
+const OPTIONAL_FOLDERS = ["ui", "session", "replay", "worker", "server"];
 const PUBLIC_ENTRIES = {
   react: "ui/react", svelte: "ui/svelte", vue: "ui/vue", session: "session/index", replay: "replay/index",
-  worker: "worker/index", "worker-host": "worker/host", "worker-script": "worker/script",
+  worker: "worker/index", "worker-host": "worker/host", "worker-script": "worker/script", server: "server/index",
 };
 const filesUnder = (dir) => readdirSync(join(root, "js", dir), { withFileTypes: true }).flatMap((d) =>
   d.isDirectory() ? filesUnder(`${dir}/${d.name}`) : [`${dir}/${d.name}`]);
@@ -286,8 +286,9 @@ const pkgJson = {
   sideEffects: ["./index.js", "./inline.js", "./loading/ready.js", "./snippets/*", "./worker/script.js"],
   engines: { node: ">=20.16" },
   // typebox: only its types, so tool params are inferred from TypeBox schemas as with the reference.
-  peerDependencies: { react: ">=18", svelte: ">=4", vue: ">=3", typebox: "^1" },
-  peerDependenciesMeta: { react: { optional: true }, svelte: { optional: true }, vue: { optional: true }, typebox: { optional: true } },
+  // The server entry: pi-ai to reach providers, PGlite or pg to keep sessions (each only where used).
+  peerDependencies: { react: ">=18", svelte: ">=4", vue: ">=3", typebox: "^1", "@earendil-works/pi-ai": ">=1.4.0", "@electric-sql/pglite": ">=0.3", pg: ">=8" },
+  peerDependenciesMeta: Object.fromEntries(["react", "svelte", "vue", "typebox", "@earendil-works/pi-ai", "@electric-sql/pglite", "pg"].map((name) => [name, { optional: true }])),
 };
 writeFileSync(join(pkg, "package.json"), JSON.stringify(pkgJson, null, 2) + "\n");
 rmSync(join(pkg, ".gitignore"), { force: true });

@@ -8,8 +8,13 @@ import type { Agent, AgentMessage, AgentToolCall, AssistantMessage } from "../in
 export interface SessionStore {
   /** The log's text, or "" when there is none. */
   load(id: string): Promise<string> | string;
-  /** Appends `text` (whole lines) to the log. */
-  append(id: string, text: string): Promise<void> | void;
+  /**
+   * Appends `text` (whole lines) to the log. `options.length`, when the session gives it, is the length of the log
+   * (in UTF-16 code units) this writer extends: a store shared by several writers (another browser, another device)
+   * refuses a stale append with an Error named "SessionConflictError" whose `length` is the log's length now, and
+   * writes nothing.
+   */
+  append(id: string, text: string, options?: { length?: number }): Promise<void> | void;
   /** Deletes the log. */
   clear(id: string): Promise<void> | void;
   /**
@@ -17,8 +22,13 @@ export interface SessionStore {
    * tab's session reads only what was appended since its last read with it, and the whole log again without it.
    */
   loadFrom?(id: string, from: number): Promise<string> | string;
-  /** Replaces the log with `text`, atomically if the backend can (used once to repair a torn tail). */
-  replace?(id: string, text: string): Promise<void> | void;
+  /**
+   * True when other browsers or devices write the same logs (`httpStore`): when its page is shown again, an idle
+   * session reads what they appended meanwhile and shows it.
+   */
+  shared?: boolean;
+  /** Replaces the log with `text`, atomically if the backend can (to repair a torn tail; `options.length` as in `append`). */
+  replace?(id: string, text: string, options?: { length?: number }): Promise<void> | void;
 }
 
 /** Sessions in memory (tests, Node). */
@@ -83,6 +93,8 @@ export interface Session {
  * `agent` is an `Agent` or a `WorkerAgent` (pi-agent-wasm/worker): the session lives in the page either way.
  */
 export declare function attachSession(agent: Agent, options: SessionOptions): Promise<Session>;
+
+export { httpStore, SessionConflictError, type HttpStoreOptions } from "./stores/http.js";
 
 /** A log of another version. */
 export declare class SessionLogError extends Error {}

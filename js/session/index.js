@@ -14,8 +14,10 @@
 // the session takes either, and with a WorkerAgent, `resume()` runs its calls in the worker.
 import { RUN_TOOL_CALL, WRAP_BEFORE_TOOL_CALL } from "../../src/agent/state.js";
 import { SessionLogError, copyPartial, createFold, foldLog, logHeader, logLine, pushRecord, readLog, restoreFrom, toolResultMessage } from "./log.js";
+import { checkLength, createCatchUp, isSessionConflict, keepIdentity } from "./conflict.js";
 
 export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./log.js";
+export { httpStore, SessionConflictError } from "./stores/http.js";
 
 /** A store keeping sessions in memory (tests, Node, or a page that opts out of persistence). */
 export function memoryStore() {
@@ -23,8 +25,15 @@ export function memoryStore() {
   return {
     load: async (id) => logs.get(id) ?? "",
     loadFrom: async (id, from) => (logs.get(id) ?? "").slice(from),
-    append: async (id, text) => void logs.set(id, (logs.get(id) ?? "") + text),
-    replace: async (id, text) => void logs.set(id, text),
+    append: async (id, text, options) => {
+      const log = logs.get(id) ?? "";
+      checkLength(log.length, options);
+      logs.set(id, log + text);
+    },
+    replace: async (id, text, options) => {
+      checkLength((logs.get(id) ?? "").length, options);
+      logs.set(id, text);
+    },
     clear: async (id) => void logs.delete(id),
   };
 }
@@ -214,16 +223,24 @@ export async function attachSession(agent, options = {}) {
     }
     notify();
   };
+  // Another writer extended the log (another browser or device): the session catches up with it
+  // (conflict.js), and the writes batched before that are dropped.
+  const storeFailed = (err) => {
+    if (!isSessionConflict(err)) return fail(err);
+    generation++;
+    void catchUp.conflict(err);
+  };
   const guard = (f) => {
     try {
-      return Promise.resolve(f()).catch((err) => {
-        fail(err);
-      });
+      return Promise.resolve(f()).catch(storeFailed);
     } catch (err) {
-      fail(err);
+      storeFailed(err);
       return Promise.resolve();
     }
   };
+  let logLength = 0; // the log's length as this session last read or wrote it
+  let written = 0; // how many of the agent's messages the log held after the last write that landed
+  let generation = 0;
 
   // ---- the batch: records (objects, or lines already serialized) waiting for the next write
   let batch = [];
@@ -401,14 +418,27 @@ export async function attachSession(agent, options = {}) {
     streamAt = deltasAt = -1;
     for (const block of blocks.values()) block.logged = block.queued;
     // The other tabs re-read the log: they are told that it grew, not what was written.
-    writer = writer.then(() => (failed ? undefined : guard(() => store.append(id, text)).then(() => !failed && channel?.postMessage(text.length))));
+    const g = generation;
+    const upTo = mirror.length;
+    writer = writer.then(() =>
+      failed || g !== generation
+        ? undefined
+        : guard(async () => {
+            await store.append(id, text, { length: logLength });
+            logLength += text.length;
+            written = upTo;
+            catchUp.written();
+            channel?.postMessage(text.length);
+          }),
+    );
     return writer;
   }
 
   // A page going away writes what is batched at once (a transaction begun in pagehide commits).
   const page = typeof document === "object" && document !== null && typeof addEventListener === "function";
   const onHide = () => void flush();
-  const onVisibility = () => document.visibilityState === "hidden" && onHide();
+  // Back on a page whose log other browsers or devices write too: show what they wrote meanwhile.
+  const onVisibility = () => (document.visibilityState === "hidden" ? onHide() : store.shared === true && leader && void catchUp.check());
   if (page) {
     addEventListener("pagehide", onHide);
     document.addEventListener("visibilitychange", onVisibility);
@@ -599,10 +629,16 @@ export async function attachSession(agent, options = {}) {
   let dropped = 0;
 
   // The other tabs read the log again from its start after this (they read only what was appended otherwise).
-  const rewrite = (text) =>
-    Promise.resolve(store.replace ? store.replace(id, text) : Promise.resolve(store.clear(id)).then(() => store.append(id, text))).then(
-      () => void channel?.postMessage(REPLACED),
-    );
+  // `check`: only if the log still has the length this session knows (not for clear()).
+  const rewrite = (text, check = true) =>
+    Promise.resolve(
+      store.replace
+        ? store.replace(id, text, check ? { length: logLength } : undefined)
+        : Promise.resolve(store.clear(id)).then(() => store.append(id, text, { length: 0 })),
+    ).then(() => {
+      logLength = text.length;
+      channel?.postMessage(REPLACED);
+    });
 
   /** Reads the log; `undefined` when the store failed or holds another version. */
   async function load() {
@@ -616,11 +652,13 @@ export async function attachSession(agent, options = {}) {
   }
 
   /** Puts the log's conversation into the agent (made valid for the next request), repairs the log. */
-  async function restore() {
+  async function restore(keep) {
     const log = await load();
     if (!log) return;
+    logLength = log.text.length;
     dropped = log.dropped;
     const folded = foldLog(log.records);
+    if (keep) keepIdentity(folded.messages, keep);
     if (log.header) {
       const out = restoreFrom(folded, replaySafe);
       restored = true;
@@ -638,6 +676,7 @@ export async function attachSession(agent, options = {}) {
       thinkingLevel = folded.thinkingLevel;
     }
     mirror = folded.messages.slice();
+    written = mirror.length;
     if (failed) return;
     // A log that is new, or whose tail was torn, is rewritten from what was read (once).
     if (!log.header || log.dropped > 0) {
@@ -735,6 +774,33 @@ export async function attachSession(agent, options = {}) {
       };
     }
   }
+
+  // The reaction to another writer (conflict.js): meanwhile nothing is written and runs wait.
+  const catchUp = createCatchUp(agent, {
+    pause() {
+      leader = false;
+      cancel();
+      batch = [];
+      deltas = undefined;
+      streamAt = deltasAt = -1;
+      streaming = false;
+      blocks = new Map();
+      for (const name of RUN_METHODS) replaceOwn(name, (...args) => catchUp.settled().then(() => agent[name](...args)));
+    },
+    writtenMessages: () => written,
+    restore,
+    resume() {
+      for (const name of RUN_METHODS) restoreOwn(name);
+      leader = true;
+      watchIdle(!agent.state.isStreaming);
+      notify();
+      return flush();
+    },
+    grew: async () => typeof store.loadFrom === "function" && String((await store.loadFrom(id, logLength)) ?? "").length > 0,
+    prompt: (messages) =>
+      Promise.resolve(agent.state.isStreaming ? messages.forEach((m) => agent.followUp(m)) : original.prompt.call(agent, messages)).catch(fail),
+    fail,
+  });
 
   // Runs stay refused until the restore is done: a prompt during it would be overwritten by it.
   async function becomeLeader() {
@@ -865,7 +931,7 @@ export async function attachSession(agent, options = {}) {
       mirror = [];
       model = thinkingLevel = undefined;
       queuesDirty = true;
-      writer = writer.then(() => guard(() => rewrite(logHeader())));
+      writer = writer.then(() => guard(() => rewrite(logHeader(), false)));
       await writer;
     },
   };

@@ -3,7 +3,7 @@
 // in headless Chromium, interleaved in one process / one page. Reports numbers; asserts nothing.
 //
 //   node tests/bench/run.mjs [--runs N (11)] [--heavy-runs N (5: ours' S4b)] [--ref-s4b-runs N (2)] [--only S1,S1-piai,S2-pull-hooks,S3-5000-ui,S4a,… (job ids)]
-//                            [--no-node] [--no-chromium] [--no-worker] [--no-session] [--no-s5] [--no-s4b-string] [--pkg DIR (default pkg/)] [--pkg-note TEXT]
+//                            [--no-node] [--no-chromium] [--no-worker] [--no-session] [--no-server] [--no-s5] [--no-s4b-string] [--pkg DIR (default pkg/)] [--pkg-note TEXT]
 //
 // Scenarios (tests/bench/scenarios.mjs; inputs in data.mjs):
 //   S1  one prompt, 20,000 text deltas of 50 chars, a listener reading event.message; per-quarter cost;
@@ -146,6 +146,18 @@ server.close();
 
 // S1 with a session attached (pi-agent-wasm/session), ours with and without: tests/bench/session.mjs.
 if (!flag("--no-session")) notes.push(...(await (await import("./session.mjs")).sessionBench({ pkgDir: pkg.dir, runs: options.runs * 3, log, chromium: !flag("--no-chromium") })));
+
+// The server half (pi-agent-wasm/server): CPU per streamed token beside a hand-written relay, 200
+// concurrent streams, the session store on PGlite and Postgres: tests/bench/server-side.mjs.
+if (!flag("--no-server")) {
+  try {
+    const { serverBench } = await import("./server-side.mjs");
+    notes.push(await serverBench({ pkgDir: pkg.dir, runs: options.runs, log: (line) => log(`[server] ${line}`) }));
+  } catch (error) {
+    log(`server bench failed: ${error.stack}`);
+    notes.push(`server bench failed: ${error.message}`);
+  }
+}
 
 // ---- S5 -----------------------------------------------------------------------------------------
 function sizes(buf) {

@@ -141,6 +141,17 @@ test("every shell block's commands name what exists: npm scripts, the package, f
       while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? "")) words.shift();
       if (words.length === 0) continue;
       const [command, verb, arg] = words;
+      if (b.in === "app") {
+        // A command of the example app: what it sets in the environment, the app's files read.
+        const appFiles = blocks.filter((f) => f.file === b.file && f.env === "file").map((f) => f.code).join("\n");
+        for (const [, name] of line.matchAll(/(?:^|\s)([A-Z_][A-Z0-9_]*)=/g)) {
+          if (!appFiles.includes(`process.env.${name}`) && !(name.endsWith("_API_KEY") && appFiles.includes("@earendil-works/pi-ai"))) {
+            problems.push(`${b.name}: sets ${name}, which no file of the app reads`);
+          }
+        }
+        if (command !== "npm" && command !== "npx") problems.push(`${b.name}: ${JSON.stringify(line.trim())}: not an npm or npx command`);
+        continue;
+      }
       if (command === "npm") {
         if (verb === "install" || verb === "i") {
           if (arg !== name) problems.push(`${b.name}: installs ${arg}, the package is ${name}`);

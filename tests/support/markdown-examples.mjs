@@ -10,7 +10,8 @@
 //   component       a UI component (JSX: the block's capitalised function; Svelte: the block), rendered in Chromium
 //   vue-setup       the body of a Vue component's setup(), mounted in Chromium
 //   types           TypeScript that is type-checked with tsc against pkg/, not run
-//   shell           commands: npm ones name a script of package.json or the package; node/bash ones, files that exist
+//   shell           commands: npm ones name a script of package.json or the package; node/bash ones, files that exist;
+//                   with `in: app`, commands of the example app: the variables they set are read by its file blocks
 //   output          a sample of what the library prints or emits; `check` compares it with the real thing
 //   header          an HTTP response header ("Name: value"): Chromium serves a page with it and runs `check` there
 //   file            a whole file of an example app, its first line a comment naming it (`// server.mjs: …`),
@@ -44,12 +45,13 @@ export function parseAnnotation(text) {
   if (env !== "worker" && arg) return `unexpected ${JSON.stringify(arg)} after ${env}`;
   const out = { env, arg, uses: [], check: undefined, by: undefined };
   for (const field of fields) {
-    const f = /^(uses|check|by):\s*(.*)$/.exec(field);
-    if (!f) return `unknown field ${JSON.stringify(field)} (uses, check, by)`;
+    const f = /^(uses|check|by|in):\s*(.*)$/.exec(field);
+    if (!f) return `unknown field ${JSON.stringify(field)} (uses, check, by, in)`;
     if (f[1] === "uses") out.uses = f[2].split(/[\s,]+/).filter(Boolean);
     else out[f[1]] = f[2];
   }
   if ((env === "file") !== (out.by !== undefined)) return "`by: <test file>` goes with `file`, and only with it";
+  if (out.in !== undefined && (env !== "shell" || out.in !== "app")) return "`in: app` goes with `shell` only";
   return out;
 }
 
@@ -72,7 +74,7 @@ export function extractExamples(file, repo) {
     let k = i - 1;
     while (k >= 0 && lines[k].trim() === "") k--;
     const parsed = k >= 0 ? parseAnnotation(lines[k]) : undefined;
-    const block = { file: shown, line: i + 1, name: `${shown}:${i + 1}`, lang, code, env: undefined, arg: "", uses: [], check: undefined, by: undefined, problem: undefined };
+    const block = { file: shown, line: i + 1, name: `${shown}:${i + 1}`, lang, code, env: undefined, arg: "", uses: [], check: undefined, by: undefined, in: undefined, problem: undefined };
     if (parsed === undefined) block.problem = "has no <!-- example: … --> comment before it";
     else if (typeof parsed === "string") block.problem = parsed;
     else {

@@ -13,11 +13,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
+import { NEXT_VERSIONS, installAndBuild } from "../../support/next-app.mjs";
 import { EXPECTED, SCENARIO } from "./scenario.mjs";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const PKG_DIR = process.env.PI_BROWSER_PKG_DIR ? resolve(process.env.PI_BROWSER_PKG_DIR) : join(REPO, "pkg");
-const VERSIONS = { next: "16.4.6", react: "19.3.1", "react-dom": "19.3.1" };
 
 const FILES = {
   "app/scenario.js": `${SCENARIO}\nexport { run };\n`,
@@ -61,13 +61,11 @@ test("Next.js App Router: a client component runs a prompt with a tool", { timeo
     mkdirSync(join(app, "app"), { recursive: true });
     writeFileSync(join(app, "package.json"), JSON.stringify({
       name: "fresh-next-app", private: true,
-      dependencies: { ...VERSIONS, "pi-agent-wasm": `file:${join(tmp, packed)}` },
+      dependencies: { ...NEXT_VERSIONS, "pi-agent-wasm": `file:${join(tmp, packed)}` },
     }, null, 2));
     for (const [file, text] of Object.entries(FILES)) writeFileSync(join(app, file), text);
     const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NO_COLOR: "1" };
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: app, stdio: "pipe" });
-    const next = join(app, "node_modules/next/dist/bin/next");
-    execFileSync(process.execPath, [next, "build"], { cwd: app, env, stdio: "pipe" });
+    const next = installAndBuild(app);
 
     const port = await freePort();
     const server = spawn(process.execPath, [next, "start", "-p", String(port), "-H", "127.0.0.1"], { cwd: app, env, stdio: ["ignore", "pipe", "pipe"] });

@@ -53,3 +53,11 @@ export const search: AgentTool<typeof params> = {
   execute: async (_id, p) => ({ content: [{ type: "text", text: p.q }], details: null }),
 };
 export const modelsAccepted: PiModel<PiApi>[] = [model];
+
+// pi-agent-wasm/server takes pi-ai's Models collection as it is.
+import { createProxyHandler } from "pi-agent-wasm/server";
+export const proxyRoute = createProxyHandler({
+  stream: models,
+  models: ["anthropic/claude-sonnet-4-6", model],
+  authorize: (request) => request.headers.get("x-user"),
+});
