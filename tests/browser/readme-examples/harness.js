@@ -35,7 +35,6 @@ export const workerUrl = new URL("./agent-worker.js", import.meta.url);
 
 export let banners = [];
 export let asked = [];
-export let output = { textContent: "" };
 export const showBanner = (text) => void banners.push(text);
 export const askUser = async (toolCall) => (asked.push(toolCall.id), true);
 export const beforeToolCall = async ({ toolCall }) => ((await askUser(toolCall)) ? undefined : { block: true, reason: "denied" });
@@ -45,7 +44,6 @@ export let agent;
 export async function reset() {
   banners = [];
   asked = [];
-  output = { textContent: "" };
   requests.length = 0;
   agent = new Agent({ initialState, streamFn });
   await agent.prompt("Hello!");

@@ -15,6 +15,20 @@ export const { attachSession, memoryStore } = session;
 /** What the examples' server was sent. */
 export const requests = routeExampleFetch(globalThis);
 
+// The app's session store route (the README's app/api/sessions/[id]/route.js, made the same way) answers
+// `fetch("/api/sessions/…")` as it would in the app's pages.
+const APP_TOKEN = "app-token";
+let storeHandler;
+const fetchBefore = globalThis.fetch;
+globalThis.fetch = async (input, init) => {
+  if (typeof input !== "string" || !input.startsWith("/api/sessions/")) return fetchBefore(input, init);
+  const { createStoreHandler } = await import(new URL("server/index.js", PKG));
+  storeHandler ??= createStoreHandler({ authorize: (request) => (request.headers.get("authorization") === `Bearer ${APP_TOKEN}` ? "me" : null) });
+  return storeHandler(new Request(new URL(input, "http://app.example"), init));
+};
+/** What a Next.js page reads from `process.env` (Next inlines NEXT_PUBLIC_ variables in the page's bundle). */
+export const process = { env: { NEXT_PUBLIC_APP_TOKEN: APP_TOKEN } };
+
 export const userSessionToken = "session-123";
 export const systemPrompt = "You are a helpful assistant.";
 export const model = { id: "claude-sonnet-4-6", name: "Claude Sonnet 4.6", api: "anthropic-messages", provider: "anthropic", baseUrl: "",
@@ -33,7 +47,6 @@ export const initialState = { systemPrompt, model, tools };
 export let banners = [];
 export let downloads = [];
 export let asked = [];
-export let output = { textContent: "" };
 /** Shows an error to the user: here, records its text. */
 export const showBanner = (text) => void banners.push(text);
 /** Saves a file: here, records its text. */
@@ -50,7 +63,6 @@ export async function reset() {
   banners = [];
   downloads = [];
   asked = [];
-  output = { textContent: "" };
   requests.length = 0;
   agent = new Agent({ initialState: { systemPrompt, model, tools }, streamFn });
   const recorder = replayEntry.createRecorder();
@@ -67,16 +79,6 @@ export const checks = {
     await lib.ready;
     assert.deepEqual(banners, [], "ready resolved: no banner");
   },
-  "quick-start"(ns) {
-    assert.equal(output.textContent, "Hello there!");
-    const last = ns.agent.state.messages.at(-1);
-    assert.equal(last.stopReason, "stop");
-    assert.equal(requests.length, 1);
-    assert.equal(requests[0].url, "https://my-app.example/api/stream");
-    assert.equal(requests[0].headers.authorization, "Bearer session-123");
-    assert.deepEqual(requests[0].body.context.messages.map((m) => m.role), ["system", "user"]);
-    assert.equal(requests[0].body.options.apiKey, undefined, "no key leaves the page");
-  },
   async "add-tool"(ns) {
     const a = new Agent({ initialState: { model, tools: [ns.add] }, streamFn });
     await a.prompt("add 2 3");
@@ -90,6 +92,21 @@ export const checks = {
     assert.equal(ns.replay.divergence, undefined);
     assert.ok(ns.recorder.log().pi === "replay");
   },
+  /** The page's session kept by the app's store route: a second agent on the same store restores it. */
+  async "http-session"(ns) {
+    assert.equal(ns.session.restored, false);
+    assert.equal(ns.session.error, undefined);
+    await agent.prompt("Hello!");
+    await ns.session.flush();
+    const again = new Agent({ initialState: { model }, streamFn });
+    const store = session.httpStore("/api/sessions", { headers: { authorization: `Bearer ${APP_TOKEN}` } });
+    const restored = await attachSession(again, { id: "chat-1", store, tabs: false });
+    assert.equal(restored.restored, true);
+    assert.deepEqual(again.state.messages.map((m) => m.role), agent.state.messages.map((m) => m.role));
+    assert.equal(textOf(again.state.messages.at(-1)), "Hello there!");
+    await ns.session.detach();
+    await restored.detach();
+  },
   async session(ns) {
     assert.equal(ns.session.restored, false);
     assert.deepEqual(ns.session.pendingApprovals, []);
@@ -98,6 +115,28 @@ export const checks = {
     assert.deepEqual(asked.length, 1, "beforeToolCall asked the user");
     assert.deepEqual(banners, []);
     await ns.session.detach();
+  },
+  /** The SQL sample: the tables sessionDatabase creates, column by column (name and type) and their primary keys. */
+  async "session-sql"(ns, block) {
+    const TYPES = { text: "text", integer: "integer", timestamptz: "timestamp with time zone", boolean: "boolean" };
+    const { PGlite } = await import("@electric-sql/pglite");
+    const { sessionDatabase } = await import(new URL("server/index.js", PKG));
+    const pg = new PGlite();
+    try {
+      await sessionDatabase(pg).ready();
+      const tables = [...block.code.matchAll(/CREATE TABLE (\w+) \(([^]*?), PRIMARY KEY \(([^)]*)\)\);/g)];
+      assert.ok(tables.length > 0, "the sample has CREATE TABLE statements");
+      for (const [, table, columns, key] of tables) {
+        const want = columns.split(",").map((c) => c.trim().split(/\s+/)).map(([name, type]) => [name, TYPES[type] ?? type]);
+        const got = (await pg.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position", [table])).rows;
+        assert.deepEqual(got.map((r) => [r.column_name, r.data_type]), want, table);
+        const pk = (await pg.query(`SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+          WHERE i.indrelid = $1::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`, [table])).rows;
+        assert.deepEqual(pk.map((r) => r.attname), key.split(",").map((k) => k.trim()), `${table}'s primary key`);
+      }
+    } finally {
+      await pg.close();
+    }
   },
   /** The event-flow sample: the events of `agent.prompt("Hello")` on a text answer, one line each. */
   async "event-flow"(ns, block) {
