@@ -56,15 +56,18 @@ export function parseAnnotation(text) {
 }
 
 /**
- * Every fenced block of `file`: `{ file, line, lang, code, env, arg, uses, check, name, problem }`, where
- * `problem` says what is wrong with its annotation (missing, malformed, or an environment that does not
- * fit the block's language). `name` is "README.md:37" (the fence's line).
+ * Every fenced block of `file`: `{ file, line, section, lang, code, env, arg, uses, check, by, in, name, problem }`,
+ * where `problem` says what is wrong with its annotation (missing, malformed, or an environment that does not
+ * fit the block's language). `name` is "README.md:37" (the fence's line); `section`, the `## ` heading it is under.
  */
 export function extractExamples(file, repo) {
   const lines = readFileSync(file, "utf8").split("\n");
   const shown = relative(repo, file);
   const blocks = [];
+  let section = "";
   for (let i = 0; i < lines.length; i++) {
+    const heading = /^## (.*)$/.exec(lines[i]);
+    if (heading) section = heading[1].trim();
     const open = /^(\s*)(`{3,})([\w-]*)\s*$/.exec(lines[i]);
     if (!open) continue;
     const [, indent, fence, lang] = open;
@@ -74,7 +77,7 @@ export function extractExamples(file, repo) {
     let k = i - 1;
     while (k >= 0 && lines[k].trim() === "") k--;
     const parsed = k >= 0 ? parseAnnotation(lines[k]) : undefined;
-    const block = { file: shown, line: i + 1, name: `${shown}:${i + 1}`, lang, code, env: undefined, arg: "", uses: [], check: undefined, by: undefined, in: undefined, problem: undefined };
+    const block = { file: shown, line: i + 1, section, name: `${shown}:${i + 1}`, lang, code, env: undefined, arg: "", uses: [], check: undefined, by: undefined, in: undefined, problem: undefined };
     if (parsed === undefined) block.problem = "has no <!-- example: … --> comment before it";
     else if (typeof parsed === "string") block.problem = parsed;
     else {
