@@ -242,7 +242,7 @@ writeFileSync(join(pkg, "index.d.ts"), existsSync(dtsTemplate)
 // apps that do not import it. Each public entry is one file of those folders.
 const OPTIONAL_FOLDERS = ["ui", "session", "replay", "worker", "server"];
 const PUBLIC_ENTRIES = {
-  react: "ui/react", svelte: "ui/svelte", vue: "ui/vue", session: "session/index", replay: "replay/index",
+  react: "ui/react", svelte: "ui/svelte", vue: "ui/vue", blocks: "ui/blocks", session: "session/index", replay: "replay/index",
   worker: "worker/index", "worker-host": "worker/host", "worker-script": "worker/script", server: "server/index",
 };
 const filesUnder = (dir) => readdirSync(join(root, "js", dir), { withFileTypes: true }).flatMap((d) =>

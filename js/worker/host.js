@@ -88,6 +88,7 @@ export function serveAgent(setup, scope = globalThis) {
    * delta is not the next part of the text the run ran ahead by and crosses in `text` itself.
    */
   const queueDelta = (code, ci, before, appended, delta) => {
+    const first = streamed.size === 0;
     if (runCode !== code || runBlock !== ci) {
       runCode = code;
       runBlock = ci;
@@ -110,6 +111,12 @@ export function serveAgent(setup, scope = globalThis) {
     else {
       batch.push([code, ci, 1]);
       schedule();
+    }
+    // The answer's first text goes at the end of this task, not a frame after the last post (its
+    // message_start): the first token on screen waits for no timer.
+    if (first) {
+      flushScheduled = true;
+      channel.port2.postMessage(0);
     }
   };
 

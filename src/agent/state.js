@@ -41,17 +41,18 @@ export function createAgentState(initial) {
     messages.unshift(first);
   }
 
-  // One entry per subscription (the same function may subscribe twice).
+  // One entry per subscription (the same function may subscribe twice). Called per token: with no watcher
+  // `{ coalesce: false }` (the adapters' case), a change costs two checks until the frame's notification.
   const watchers = new Set();
+  let syncWatchers = 0;
   let scheduled = false;
   const notify = () => {
     scheduled = false;
     for (const { watcher, sync } of watchers) if (!sync) watcher();
   };
   const changed = () => {
-    if (watchers.size === 0) return;
-    for (const { watcher, sync } of watchers) if (sync) watcher();
-    if (!scheduled) {
+    if (syncWatchers !== 0) for (const { watcher, sync } of watchers) if (sync) watcher();
+    if (!scheduled && watchers.size !== 0) {
       scheduled = true;
       frame(notify);
     }
@@ -160,7 +161,12 @@ export function createAgentState(initial) {
     watch(watcher, sync) {
       const entry = { watcher, sync };
       watchers.add(entry);
-      return () => watchers.delete(entry);
+      if (sync) syncWatchers++;
+      return () => {
+        const removed = watchers.delete(entry);
+        if (removed && sync) syncWatchers--;
+        return removed;
+      };
     },
   });
   return state;
@@ -257,7 +263,7 @@ export function agentProcess(state, listeners, event, signal) {
   reduce(state, event);
   changedState(state);
   if (!signal) throw new Error("Agent listener invoked outside active run");
-  return dispatchFrom(receivers(listeners, event).values(), event, signal);
+  return dispatch(receivers(listeners, event), event, signal);
 }
 
 /** The listeners `event` goes to: all of them, but a stream delta skips those subscribed with `{ deltas: false }`. */
@@ -295,6 +301,9 @@ export const isStreamDelta = (event) => {
   return type === "text_delta" || type === "thinking_delta" || type === "toolcall_delta";
 };
 
+/** The listeners' dispatch of `event` (none: nothing to iterate, the common case of a UI that only renders). */
+const dispatch = (set, event, signal) => (set.size === 0 ? undefined : dispatchFrom(set.values(), event, signal));
+
 function dispatchFrom(iterator, event, signal) {
   // `for…of` over the Set's own iterator: V8 allocates no result object per listener, and an early
   // return leaves the iterator where it is (a Set iterator has no `return()`), for the continuation.
@@ -320,7 +329,7 @@ export function agentDeliver(state, listeners, signal) {
   return (event) => {
     reduce(state, event);
     changed();
-    return dispatchFrom(receivers(listeners, event).values(), event, signal);
+    return dispatch(receivers(listeners, event), event, signal);
   };
 }
 

@@ -43,7 +43,7 @@ const kB = (n) => `${(n / 1000).toFixed(1)} kB`;
 const MB = (n) => `${(n / 1e6).toFixed(2)} MB`;
 const signedMB = (n) => `${n < 0 ? "−" : ""}${(Math.abs(n) / 1e6).toFixed(2)} MB`;
 
-export function renderReport({ meta, envs, s5, notes }) {
+export function renderReport({ meta, envs, s5, notes, ui }) {
   const L = [];
   L.push(`# pi-agent-wasm benchmark — ${meta.date}`);
   L.push("");
@@ -60,6 +60,11 @@ export function renderReport({ meta, envs, s5, notes }) {
   L.push("");
   for (const n of notes) L.push(`- ${n}`);
   L.push("");
+
+  // ---- the UI path (tests/bench/ui/run.mjs), first: what a user of a chat app feels
+  if (ui) {
+    L.push("## The UI path: one prompt answered into a chat transcript (tests/bench/ui/)", "", ui, "");
+  }
 
   // ---- main table
   L.push("## Main-thread CPU time");

@@ -4,6 +4,7 @@
 //
 //   node tests/bench/run.mjs [--runs N (11)] [--heavy-runs N (5: ours' S4b)] [--ref-s4b-runs N (2)] [--only S1,S1-piai,S2-pull-hooks,S3-5000-ui,S4a,… (job ids)]
 //                            [--no-node] [--no-chromium] [--no-worker] [--no-session] [--no-server] [--no-s5] [--no-s4b-string] [--pkg DIR (default pkg/)] [--pkg-note TEXT]
+//                            [--no-ui] [--ui-runs N (5)]
 //
 // Scenarios (tests/bench/scenarios.mjs; inputs in data.mjs):
 //   S1  one prompt, 20,000 text deltas of 50 chars, a listener reading event.message; per-quarter cost;
@@ -17,6 +18,9 @@
 //   S4b streamProxy, one tool call with 200 KB of JSON arguments in 4,000 deltas; total and per quarter
 //       (plus S4b-string: the same size as one long string value)
 //   S5  esbuild bundle (minified, gzip, brotli) of a minimal `import { Agent, streamProxy }` browser app
+//   UI  one prompt answered into a React or Svelte chat transcript in Chromium, the AI SDK's useChat, the
+//       reference with two hooks, ours in the page and in a Worker, with and without the block renderer
+//       (tests/bench/ui/run.mjs: main-thread CPU, JS+GC and layout from a trace, frames, first token)
 // Results: printed, and written to test-output/bench/results.md (+ results.json).
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
@@ -144,6 +148,18 @@ if (!flag("--no-chromium") && !flag("--no-worker")) {
 }
 server.close();
 
+// ---- the UI path (tests/bench/ui/): its own pages, server and browser ----------------------------------
+let ui;
+if (!flag("--no-chromium") && !flag("--no-ui")) {
+  try {
+    const { uiBench } = await import("./ui/run.mjs");
+    ui = (await uiBench({ pkgDir: pkg.dir, runs: Number(value("--ui-runs") ?? 5), log: (line) => log(`[ui] ${line}`) })).markdown;
+  } catch (error) {
+    log(`UI bench failed: ${error.stack}`);
+    notes.push(`UI bench failed: ${error.message}`);
+  }
+}
+
 // S1 with a session attached (pi-agent-wasm/session), ours with and without: tests/bench/session.mjs.
 if (!flag("--no-session")) notes.push(...(await (await import("./session.mjs")).sessionBench({ pkgDir: pkg.dir, runs: options.runs * 3, log, chromium: !flag("--no-chromium") })));
 
@@ -244,8 +260,8 @@ const meta = {
   loadEnd: load(),
   runTime: `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`,
 };
-const markdown = renderReport({ meta, envs, s5, notes });
+const markdown = renderReport({ meta, envs, s5, notes, ui });
 writeFileSync(join(outDir, "results.md"), markdown);
-writeFileSync(join(outDir, "results.json"), JSON.stringify({ meta, envs, s5, notes }, null, 1));
+writeFileSync(join(outDir, "results.json"), JSON.stringify({ meta, envs, s5, notes, ui }, null, 1));
 process.stdout.write(`${markdown}\n`);
 log(`wrote ${join(outDir, "results.md")}`);

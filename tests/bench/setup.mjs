@@ -57,8 +57,14 @@ export function referenceVersions() {
 }
 
 /** Starts server.mjs in its own process. Returns { base, close() }. */
-export async function startServer(pkgDir, refDir) {
-  const child = spawn(process.execPath, [join(here, "server.mjs"), pkgDir, refDir], { stdio: ["pipe", "pipe", "inherit"] });
+export const startServer = (pkgDir, refDir) => startServerProcess(join(here, "server.mjs"), [pkgDir, refDir]);
+
+/**
+ * Starts the server `script` (args: `args`) in its own process, which prints "READY <port>" once it
+ * listens on 127.0.0.1 and exits when its standard input ends. Returns { base, close() }.
+ */
+export async function startServerProcess(script, args) {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ["pipe", "pipe", "inherit"] });
   const port = await new Promise((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (d) => {
@@ -66,7 +72,7 @@ export async function startServer(pkgDir, refDir) {
       const m = /READY (\d+)/.exec(out);
       if (m) resolve(Number(m[1]));
     });
-    child.on("exit", (code) => reject(new Error(`bench server exited (${code})`)));
+    child.on("exit", (code) => reject(new Error(`${script} exited (${code})`)));
   });
   return {
     base: `http://127.0.0.1:${port}`,

@@ -12,7 +12,8 @@ import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
 import { startStaticServer } from "../../support/static-server.mjs";
 import { entryFile } from "../../support/package-entry.mjs";
-import { ensureUiFrameworks, UI_NODE_MODULES } from "../../support/ui-frameworks.mjs";
+import { sveltePlugin } from "../../support/esbuild-svelte.mjs";
+import { ensureFrameworks } from "../ui/bundle.mjs";
 import { exampleFiles, exampleModule, extractExamples, topLevelNames } from "../../support/markdown-examples.mjs";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
@@ -21,6 +22,8 @@ const PKG = join(REPO, "pkg");
 // A missing build fails the tests instead of skipping them.
 if (!existsSync(join(PKG, "worker/index.js"))) throw new Error("pkg/ is not built (run node scripts/build.mjs)");
 const OUT = join(REPO, "test-output", "readme-examples-browser");
+// React, Vue and Svelte: from the UI tests' own prefix (tests/browser/ui).
+const UI_NODE_MODULES = join(REPO, "tests/browser/ui/node_modules");
 const HARNESS = "/harness/harness.js";
 const BROWSER_ENVS = ["chromium", "worker", "component", "vue-setup", "header"];
 const PAGE = '<!doctype html><meta charset="utf-8"><div id="target"></div><script type="module" src="/harness/page.js"></script>';
@@ -34,7 +37,7 @@ const pagePath = (block) => (block.env === "header" ? `/${block.name.replace(/[^
 let server;
 let browser;
 before(async () => {
-  ensureUiFrameworks();
+  ensureFrameworks();
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   // A `header` example's page is served with that header.
@@ -63,17 +66,6 @@ const pkgPlugin = {
     b.onResolve({ filter: /^\/(harness|support|pkg)\// }, (args) => ({ path: args.path, external: true }));
   },
 };
-const sveltePlugin = {
-  name: "svelte",
-  setup(b) {
-    b.onLoad({ filter: /\.svelte$/ }, async (args) => {
-      const { compile } = await import(join(UI_NODE_MODULES, "svelte/src/compiler/index.js"));
-      const { readFileSync } = await import("node:fs");
-      const { js } = compile(readFileSync(args.path, "utf8"), { filename: args.path, generate: "client", runes: true, dev: false });
-      return { contents: js.code, loader: "js", resolveDir: join(args.path, "..") };
-    });
-  },
-};
 
 async function bundle(dir, entryPoints) {
   const { build } = await import("esbuild");
@@ -81,7 +73,7 @@ async function bundle(dir, entryPoints) {
     entryPoints, outdir: dir, bundle: true, format: "esm", platform: "browser", target: "es2022", jsx: "automatic",
     conditions: ["browser", "production"], nodePaths: [UI_NODE_MODULES], logLevel: "silent",
     define: { "process.env.NODE_ENV": '"production"', __VUE_OPTIONS_API__: "false", __VUE_PROD_DEVTOOLS__: "false", __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: "false" },
-    plugins: [pkgPlugin, sveltePlugin],
+    plugins: [pkgPlugin, await sveltePlugin(UI_NODE_MODULES)],
   });
 }
 

@@ -8,20 +8,17 @@
 //   3. with { coalesce: false } the streaming row renders far more often (the check above would fail);
 //   4. the final text is fully rendered.
 //
-// React, react-dom, Svelte and Vue live in this directory's own prefix (package.json + package-lock.json here),
-// installed with `npm ci --prefix tests/browser/ui` when node_modules/ is missing. Pages are bundled with
-// esbuild (the repo's devDependency); pkg/index.js stays a separate module served from /pkg/ so its .wasm
-// loads next to it. Skipped when pkg/ is not built. PI_BROWSER_PKG_DIR=<dir> tests another build of pkg/.
+// Pages are bundled by bundle.mjs (React, Svelte and Vue from this directory's own prefix). Fails when pkg/ is
+// not built. PI_BROWSER_PKG_DIR=<dir> tests another build of pkg/.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
 import { startStaticServer } from "../../support/static-server.mjs";
-import { entryFile } from "../../support/package-entry.mjs";
-import { ensureUiFrameworks } from "../../support/ui-frameworks.mjs";
+import { bundlePages } from "./bundle.mjs";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const HERE = fileURLToPath(new URL("./", import.meta.url));
@@ -31,51 +28,6 @@ const PKG_DIR = process.env.PI_BROWSER_PKG_DIR ? resolve(process.env.PI_BROWSER_
 // Renders allowed above the number of frames the run spanned (the first notification, the last one).
 const FRAME_SLACK = 3;
 
-
-
-/** Bundles app/react-app.jsx, app/svelte-app.js and app/vue-app.js into outDir; "pi-agent-wasm" stays external (/pkg/index.js). */
-async function bundlePages(outDir) {
-	const { build } = await import("esbuild");
-	const { compile } = await import(join(HERE, "node_modules/svelte/src/compiler/index.js"));
-	const pkgPlugin = {
-		name: "pi-agent-wasm",
-		setup(b) {
-			b.onResolve({ filter: /^pi-agent-wasm$/ }, () => ({ path: "/pkg/index.js", external: true }));
-			b.onResolve({ filter: /^pi-agent-wasm\/(react|svelte|vue)$/ }, (args) => ({ path: entryFile(PKG_DIR, args.path) }));
-		},
-	};
-	const sveltePlugin = {
-		name: "svelte",
-		setup(b) {
-			b.onLoad({ filter: /\.svelte$/ }, (args) => {
-				const source = readFileSync(args.path, "utf8");
-				const { js, warnings } = compile(source, { filename: args.path, generate: "client", runes: true, dev: false });
-				return { contents: js.code, loader: "js", resolveDir: APP, warnings: warnings.map((w) => ({ text: w.message })) };
-			});
-		},
-	};
-	await build({
-		entryPoints: { react: join(APP, "react-app.jsx"), svelte: join(APP, "svelte-app.js"), vue: join(APP, "vue-app.js") },
-		outdir: outDir,
-		bundle: true,
-		format: "esm",
-		platform: "browser",
-		target: "es2022",
-		jsx: "automatic",
-		conditions: ["browser", "production"],
-		// pkg/ui/react.js imports "react": resolve it (and svelte's runtime) from this directory's prefix.
-		nodePaths: [join(HERE, "node_modules")],
-		define: {
-			"process.env.NODE_ENV": '"production"',
-			// Vue's esm-bundler build asks for its feature flags.
-			__VUE_OPTIONS_API__: "false",
-			__VUE_PROD_DEVTOOLS__: "false",
-			__VUE_PROD_HYDRATION_MISMATCH_DETAILS__: "false",
-		},
-		plugins: [pkgPlugin, sveltePlugin],
-		logLevel: "silent",
-	});
-}
 
 const loadPlaywright = async () => (await import("playwright-core")).chromium;
 
@@ -137,12 +89,11 @@ function checkCommon(r) {
 
 test("React, Svelte and Vue adapters: finished rows never re-render, the streaming row at most once per frame", { timeout: 120000 }, async (t) => {
 	if (!existsSync(join(PKG_DIR, "index.js")) || !existsSync(join(PKG_DIR, "ui/react.js"))) throw new Error("pkg/ is not built: run node scripts/build.mjs");
-	ensureUiFrameworks();
 	const cleanups = [];
 	try {
 		const outDir = mkdtempSync(join(tmpdir(), "pi-ui-render-"));
 		cleanups.push(() => rmSync(outDir, { recursive: true, force: true }));
-		await bundlePages(outDir);
+		await bundlePages({ react: join(APP, "react-app.jsx"), svelte: join(APP, "svelte-app.js"), vue: join(APP, "vue-app.js") }, outDir, PKG_DIR);
 		const server = await startStaticServer({ "/pkg/": PKG_DIR, "/app/": APP, "/build/": outDir });
 		cleanups.push(() => server.close());
 		const chromium = await loadPlaywright();

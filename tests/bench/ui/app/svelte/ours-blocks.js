@@ -1,0 +1,13 @@
+// Ours in the page, the answer rendered by the textBlocks action (pi-agent-wasm/svelte).
+import { Agent, streamProxy } from "pi-agent-wasm";
+import { agentStore } from "pi-agent-wasm/svelte";
+import { initialState, proxyOptions } from "../harness.js";
+import Blocks from "./Blocks.svelte";
+import { mountPi } from "./pi.js";
+
+export const mount = (target, { origin, workload }) =>
+  mountPi(target, {
+    createAgent: () => new Agent({ initialState, streamFn: (m, c, o) => streamProxy(m, c, { ...o, ...proxyOptions(origin, workload) }) }),
+    createStore: (agent) => agentStore(agent),
+    blocks: Blocks,
+  });
