@@ -98,10 +98,18 @@ export function extractExamples(file, repo) {
 /** The first line of a `file` block: `// <path>: <what it is>`. */
 export const FILE_NAME = /^\/\/ ([\w./@[\]-]+\.(?:js|jsx|mjs|ts|tsx)):/;
 
-/** The names a module declares at its top level (column 0): const/let/var, function, class. */
+/** The names a module declares at its top level (column 0): const/let/var (a name, or a flat [..] or {..} pattern), function, class. */
 export function topLevelNames(code) {
   const names = new Set();
   for (const line of code.split("\n")) {
+    const pattern = /^(?:const|let|var)\s*([[{])([^\]}]*)[\]}]\s*=/.exec(line);
+    if (pattern) {
+      for (const part of pattern[2].split(",")) {
+        const name = part.trim().split(":").pop().split("=")[0].trim().replace(/^\.\.\./, "");
+        if (/^[A-Za-z_$][\w$]*$/.test(name)) names.add(name);
+      }
+      continue;
+    }
     const m = /^(?:(?:const|let|var)\s+([A-Za-z_$][\w$]*)|(?:async\s+)?function\*?\s+([A-Za-z_$][\w$]*)|class\s+([A-Za-z_$][\w$]*))/.exec(line);
     if (m) names.add(m[1] ?? m[2] ?? m[3]);
   }
@@ -111,11 +119,25 @@ export function topLevelNames(code) {
 /**
  * The block as a module: an import of the harness values it uses (from `harness`, a specifier the
  * environment resolves) first, so the harness is set up before the block's own imports run, and its
- * top-level names exported at the end for the check.
+ * top-level names and the names it imports exported at the end for the check. A browser example that
+ * imports pi-agent-wasm/vue also exports its bundle's Vue (`createApp`, `h`), the one its components need.
  */
 export function exampleModule(block, harness) {
-  const names = topLevelNames(block.code);
+  const names = [...topLevelNames(block.code), ...importedNames(block.code)];
   const head = `import { ${block.uses.join(", ")} } from ${JSON.stringify(harness)};\n`;
-  const tail = names.length ? `\nexport { ${names.join(", ")} };\n` : "\n";
+  let tail = names.length ? `\nexport { ${names.join(", ")} };\n` : "\n";
+  if (block.env === "chromium" && /from "pi-agent-wasm\/vue"/.test(block.code)) tail += 'export { createApp as __vueCreateApp, h as __vueH } from "vue";\n';
   return head + block.code + tail;
+}
+
+/** The names `import { a, b as c } from "…"` lines bind (c here). */
+function importedNames(code) {
+  const names = [];
+  for (const [, list] of code.matchAll(/^import\s*\{([^}]*)\}\s*from/gm)) {
+    for (const part of list.split(",")) {
+      const name = part.trim().split(/\s+as\s+/).pop();
+      if (name && !name.startsWith("type ")) names.push(name);
+    }
+  }
+  return names;
 }

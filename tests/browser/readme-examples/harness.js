@@ -28,6 +28,10 @@ export const searchIndex = {
   ...tool("searchIndex", "Search the index", async (id, { query }) => ({ content: [{ type: "text", text: `found ${query}` }], details: {} })),
   parameters: { type: "object", properties: { query: { type: "string" } } },
 };
+/** The app's markdown component (React): here, the text as it is. */
+export const Markdown = ({ children }) => children;
+/** The app's markdown renderer: here, the text, escaped. */
+export const renderMarkdown = (text) => text.replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]);
 /** A worker's `transformContext`: keeps the context as it is. */
 export const trimOldMessages = async (messages) => messages;
 /** A worker script whose `serveAgent` streams from the example model. */
@@ -49,6 +53,7 @@ export async function reset() {
   await agent.prompt("Hello!");
 }
 
+const BLOCKS_TEXT = "# Title\n\nFirst paragraph.\n\n- a list\n";
 const textOf = (m) => (typeof m?.content === "string" ? m.content : (m?.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join(""));
 const assert = (ok, message) => {
   if (!ok) throw new Error(message);
@@ -118,6 +123,27 @@ export const checks = {
     await agent.prompt("Hello again!");
     await until("the snapshot to follow the agent", () => state.snapshot.value.messages.length === agent.state.messages.length);
     app.unmount();
+  },
+  /** The React block renderer: one element per block, each block's text rendered by the example's renderBlock. */
+  async "react-blocks"(ns, { target }) {
+    const root = ns.mount(target, { message: { role: "assistant", content: [{ type: "text", text: BLOCKS_TEXT }] } });
+    await until("the blocks", () => target.querySelectorAll("[data-block]").length === 3);
+    equal(target.textContent, BLOCKS_TEXT, "the rendered text");
+    ns.unmount(root);
+  },
+  /** The Vue block renderer, mounted as the example's comment shows (with a <p> for its Markdown). */
+  async "vue-blocks"(ns, { target }) {
+    const app = ns.__vueCreateApp({ render: () => ns.__vueH(ns.TextBlocks, { text: BLOCKS_TEXT, renderBlock: (block) => ns.__vueH("p", block.text) }) });
+    app.mount(target);
+    await until("the blocks", () => target.querySelectorAll("[data-block]").length === 3);
+    equal(target.textContent, BLOCKS_TEXT, "the rendered text");
+    app.unmount();
+  },
+  async "svelte-blocks"(ns, { target }) {
+    const component = ns.mount(target, { text: BLOCKS_TEXT });
+    await until("the blocks", () => target.querySelectorAll("[data-block]").length === 3);
+    equal(target.textContent, BLOCKS_TEXT, "the rendered text");
+    ns.unmount(component);
   },
   async svelte(ns, { target }) {
     const component = ns.mount(target);

@@ -60,7 +60,7 @@ const pkgPlugin = {
   setup(b) {
     b.onResolve({ filter: /^pi-agent-wasm(\/[\w-]+)?$/ }, (args) => {
       const file = entryFile(PKG, args.path);
-      if (/^pi-agent-wasm\/(react|vue|svelte)$/.test(args.path)) return { path: file };
+      if (/^pi-agent-wasm\/(react|vue|svelte|blocks)$/.test(args.path)) return { path: file };
       return { path: `/pkg/${relative(PKG, file)}`, external: true };
     });
     b.onResolve({ filter: /^\/(harness|support|pkg)\// }, (args) => ({ path: args.path, external: true }));

@@ -116,6 +116,18 @@ export const checks = {
     assert.deepEqual(banners, []);
     await ns.session.detach();
   },
+  /** The splitter example: what its comments say each line gives. */
+  splitter(ns) {
+    const { view, title } = ns;
+    assert.deepEqual({ ...title }, { key: 0, type: "heading", text: "# Title\n\n" });
+    assert.equal(view.groups[0][0], title, "a finished block is the same object in every view");
+    assert.equal(view.last.type, "code");
+    assert.equal(view.last.lang, "js");
+    assert.equal(view.groups.flat().map((b) => b.text).join(""), view.text);
+    const first = ns.createTextBlocks().update("# Title\n\nFirst paragraph.\n\nSecond\n");
+    assert.equal(first.done, 2);
+    assert.equal(first.last.text, "Second\n");
+  },
   /** The SQL sample: the tables sessionDatabase creates, column by column (name and type) and their primary keys. */
   async "session-sql"(ns, block) {
     const TYPES = { text: "text", integer: "integer", timestamptz: "timestamp with time zone", boolean: "boolean" };
