@@ -48,7 +48,7 @@ const mb = (n) => (n === undefined ? "      n/a" : `${(n / 1048576).toFixed(2).p
 function report(where, result, ms) {
 	const { samples, counts } = result;
 	console.log(`\n${where}: ${PROMPTS} prompts in ${(ms / 1000).toFixed(1)} s${FRESH ? " (fresh tools every prompt)" : ""}`);
-	console.log(`  tool results ${counts.toolResults}, aborted turns ${counts.aborted}, error turns ${counts.errors}`);
+	console.log(`  tool results ${counts.toolResults}, aborted runs ${counts.aborted}, error turns ${counts.errors}`);
 	console.log("   prompt   heap MB   wasm MB");
 	for (const s of samples) console.log(`  ${String(s.prompt).padStart(7)} ${mb(s.heap)} ${mb(s.wasm)}`);
 	const first = samples[1] ?? samples[0]; // after the first tenth (warm)

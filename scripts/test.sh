@@ -29,7 +29,7 @@ node tests/types/run.mjs
 
 step "js: node --test against pkg/ (smoke, differential, proxy, robustness, server, browser, end to end)"
 # Node 20's --test takes no globs: list the files.
-mapfile -t files < <(find tests/js tests/server tests/browser -name '*.test.mjs' 2>/dev/null | sort)
+mapfile -t files < <(find tests/js tests/server tests/browser tests/coding-agent -name '*.test.mjs' 2>/dev/null | sort)
 node --test --test-concurrency=1 --test-timeout=300000 "${files[@]}"
 
 step "e2e: the www/ chat demo in headless Chromium (installs www/ deps and builds it when needed)"

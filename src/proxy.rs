@@ -339,8 +339,7 @@ fn toolcall_delta_event(
         None => js_string(&delta)?,
     };
     // A parser starts from the block's `partialJson` as it stands (`""` after
-    // `toolcall_start`; after `toolcall_end` it is gone, and JS's `undefined + delta`
-    // is what the reference parses then).
+    // `toolcall_start`; a delta after `toolcall_end` fails in `toolcall_block`).
     let prior = || {
         let text = js_sys::Reflect::get(&block, &JsValue::from_str("partialJson"))
             .unwrap_or(JsValue::UNDEFINED);

@@ -49,6 +49,8 @@ const JSON_AND_SCHEMAS: &str = r#"
 
 // @ts-ignore -- `typebox` is an optional peer dependency: when it is not installed this import is `any`.
 import type { Static as TypeBoxStatic, TSchema as TypeBoxSchema } from "typebox";
+// @ts-ignore -- `@earendil-works/pi-schema` (the schema builders of pi 1.6) is an optional peer too.
+import type { Static as PiSchemaStatic } from "@earendil-works/pi-schema";
 
 /** Declarations not marked `export` below stay private to this module. */
 export {};
@@ -72,6 +74,32 @@ export type TSchema = HasTypeBox extends true ? TypeBoxSchema : {};
  * (TypeBox schemas and `as const` plain JSON Schemas are inferred), otherwise `any`.
  */
 export type Static<T extends TSchema> = HasTypeBox extends true ? TypeBoxStatic<T> : any;
+
+/** Whether the optional `@earendil-works/pi-schema` peer resolved. */
+type HasPiSchema = IsAnyType<PiSchemaStatic<{}>> extends true ? false : true;
+/** pi-schema's `Static` (a builder's recorded type, TypeBox's common kinds), `unknown` without the peer. */
+type PiStatic<T> = HasPiSchema extends true ? PiSchemaStatic<T> : unknown;
+/** A TypeBox schema, by the marks TypeBox 1.x puts on its types. */
+type IsTypeBoxSchema<T> = [T] extends [{ readonly "~kind": unknown } | { readonly "~unsafe": unknown }] ? true : false;
+
+/**
+ * The arguments type `execute` receives for a tool with parameter schema `TParameters`: TypeBox's
+ * `Static` for a TypeBox schema (and an `as const` plain JSON Schema) when `typebox` is installed,
+ * pi-schema's for a schema built with `@earendil-works/pi-schema`, `any` for `AgentTool<any>` (and
+ * when neither package is installed), else `unknown`. Both 1.4's and 1.6's tools infer their
+ * parameters.
+ */
+export type AgentToolParams<TParameters> = IsAnyType<TParameters> extends true
+  ? any
+  : IsTypeBoxSchema<TParameters> extends true
+    ? HasTypeBox extends true
+      ? TypeBoxStatic<TParameters & TypeBoxSchema>
+      : PiStatic<TParameters>
+    : unknown extends PiStatic<TParameters>
+      ? HasTypeBox extends true
+        ? TypeBoxStatic<TParameters & TypeBoxSchema>
+        : any
+      : PiStatic<TParameters>;
 
 type JsonPropertyOk<T> = IsAnyType<T> extends true
   ? false
@@ -497,6 +525,11 @@ export interface SimpleStreamOptions {
   transport?: Transport;
   cacheRetention?: CacheRetention;
   sessionId?: string;
+  /**
+   * Asks the provider not to use or record server-side continuation state for this request (for
+   * replays such as cache warming); providers without such state ignore it.
+   */
+  disableContinuation?: boolean;
   websocketConnectTimeoutMs?: number;
   metadata?: Record<string, unknown>;
   toolChoice?: ToolChoice;
@@ -607,18 +640,19 @@ export interface AgentToolResult<T = JsonValue | undefined> {
 export type AgentToolUpdateCallback<T = any> = (partialResult: AgentToolResult<T>) => void;
 
 /**
- * A tool the agent can run. `parameters` is a TypeBox schema (`Type.Object({ … })`) or a plain
- * JSON Schema; `execute` receives the validated arguments, typed by `Static<TParameters>`.
+ * A tool the agent can run. `parameters` is a TypeBox schema (`Type.Object({ … })`), a schema built
+ * with `@earendil-works/pi-schema`, or any JSON Schema object; `execute` receives the validated
+ * arguments, typed by {@link AgentToolParams}.
  */
 export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = any> extends Tool<TParameters> {
   /** Label for UIs. */
   label: string;
   /** Rewrites raw arguments before validation (compatibility shim). */
-  prepareArguments?: (args: unknown) => Static<TParameters>;
+  prepareArguments?: (args: unknown) => AgentToolParams<TParameters>;
   /** JSON Schema of `structuredContent` in successful results. */
-  outputSchema?: TSchema;
+  outputSchema?: TSchema | object;
   /** Runs the call. Throw (or return `isError: true`) on failure. */
-  execute: (toolCallId: string, params: Static<TParameters>, signal?: AbortSignal, onUpdate?: AgentToolUpdateCallback<TDetails>) => Promise<AgentToolResult<TDetails>>;
+  execute: (toolCallId: string, params: AgentToolParams<TParameters>, signal?: AbortSignal, onUpdate?: AgentToolUpdateCallback<TDetails>) => Promise<AgentToolResult<TDetails>>;
   /** Recovery policy for an effect whose outcome is unknown (declared; not read by the loop). */
   replay?: "never" | "safe";
   /** Per-tool mode; one `"sequential"` tool makes its whole batch sequential. */
@@ -966,7 +1000,7 @@ export type ProxyAssistantMessageEvent =
     };
 
 /** Options of `streamProxy`: the serializable stream options plus the proxy's address and token. */
-export interface ProxyStreamOptions extends Pick<SimpleStreamOptions, "temperature" | "samplingParams" | "maxTokens" | "reasoning" | "cacheRetention" | "sessionId" | "headers" | "metadata" | "transport" | "thinkingBudgets" | "maxRetryDelayMs"> {
+export interface ProxyStreamOptions extends Pick<SimpleStreamOptions, "temperature" | "samplingParams" | "maxTokens" | "reasoning" | "cacheRetention" | "sessionId" | "disableContinuation" | "headers" | "metadata" | "transport" | "thinkingBudgets" | "maxRetryDelayMs"> {
   /** Aborts the proxy request. */
   signal?: AbortSignal;
   /** Sent as `Authorization: Bearer <authToken>`. */

@@ -4,37 +4,37 @@
 
 import { isLlmMessage } from "./loop.js";
 import { isExposedTranscript } from "../js/glue.js";
+import { pairing } from "./pairing.js";
 
 /** The context a stream function gets: `{ messages }`, a new object per request. */
 export const llmContext = (messages) => ({ messages });
 
 const LLM_VIEWS = new WeakMap();
 /**
- * `defaultConvertToLlm(messages)` for a run's private transcript, kept up to
- * date by converting only the messages added since the last request: the loop
- * only appends to it (and replaces the streaming message, which no request has
- * converted yet). A transcript a tool hook was given may have been edited, so
- * its view also keeps the entries it converted, and starts again when one of
- * them is no longer where it was: a pass of reference comparisons instead of a
- * filter over the transcript. The view itself is never handed out: each
- * request gets its own copy (`slice()`), as 1.4.0 passes a fresh array, so a
- * stream function may keep or edit its array.
+ * `defaultConvertToLlm(messages)` for a run's private transcript, with its tool calls paired with
+ * their results (pairing.js), kept up to date by converting only the messages added since the last
+ * request: the loop only appends to it (and replaces the streaming message, which no request has
+ * converted yet). A transcript a tool hook was given may have been edited, so its view also keeps
+ * the entries it converted, and starts again when one of them is no longer where it was: a pass of
+ * reference comparisons instead of a filter over the transcript. The view itself is never handed
+ * out: each request gets its own copy (`slice()`), as 1.4.0 passes a fresh array, so a stream
+ * function may keep or edit its array.
  */
 export function llmView(messages) {
   let view = LLM_VIEWS.get(messages);
   const exposed = isExposedTranscript(messages);
   if (view === undefined || view.from > messages.length || (exposed && !convertedStill(view, messages))) {
-    view = { out: [], from: 0, converted: exposed ? [] : undefined };
+    view = { out: [], from: 0, converted: exposed ? [] : undefined, pairing: pairing() };
     LLM_VIEWS.set(messages, view);
   }
   const { out, converted } = view;
   for (let i = view.from; i < messages.length; i++) {
     const m = messages[i];
     if (converted !== undefined) converted.push(m);
-    if (isLlmMessage(m)) out.push(m);
+    if (isLlmMessage(m)) view.pairing.add(m, out);
   }
   view.from = messages.length;
-  return out.slice();
+  return view.pairing.close(out.slice());
 }
 
 /** Whether every entry `view` converted is still at its index (never known for a view made before exposure). */

@@ -1,5 +1,6 @@
 //! One provider request (the reference's `streamAssistantResponse`): build the
-//! LLM context, call the stream function, and forward its events as
+//! LLM context (every tool call answered at once by its result, whatever the
+//! transcript holds: pairing.js), call the stream function, and forward its events as
 //! `message_*` events while keeping the streaming message as the last
 //! transcript entry. Update events are forwarded by `stream.js` without
 //! entering wasm; this module decides at `start`, at the end, and at an abort
@@ -32,6 +33,9 @@ extern "C" {
     /// The streaming message: the last `partial` read.
     #[wasm_bindgen(method, getter)]
     fn partial(this: &StreamReader) -> JsValue;
+    /// The `message_start` event, its copy of the message taken as `start` was read.
+    #[wasm_bindgen(method, getter = startEvent)]
+    fn start_event(this: &StreamReader) -> JsValue;
     /// Stops reading; returns the listener promise still to await, if any.
     #[wasm_bindgen(method)]
     fn stop(this: &StreamReader) -> JsValue;
@@ -60,6 +64,7 @@ extern "C" {
     fn llm_context(messages: &JsValue) -> JsValue;
     #[wasm_bindgen(js_name = llmView, catch)]
     fn llm_view(messages: &Array) -> Result<JsValue, JsValue>;
+
     /// The stream function's options: `apiKey` (the hook's, else the
     /// config's), the merged `identity`, the `signal`.
     #[wasm_bindgen(js_name = requestOptions, catch)]
@@ -68,6 +73,13 @@ extern "C" {
         api_key: &JsValue,
         signal: &JsValue,
     ) -> Result<JsValue, JsValue>;
+}
+
+#[wasm_bindgen(module = "/src/agent_loop/pairing.js")]
+extern "C" {
+    /// `convertToLlm`'s messages with every tool call answered at once by its result.
+    #[wasm_bindgen(js_name = pairedMessages)]
+    fn paired_messages(messages: &JsValue) -> JsValue;
 }
 
 pub async fn stream_assistant_response(
@@ -87,7 +99,10 @@ pub async fn stream_assistant_response(
             messages =
                 call::call_until_abort(f, &config, &[&messages, &run.signal], &run.signal).await?;
         }
-        call::call_until_abort(&hooks.convert_to_llm, &config, &[&messages], &run.signal).await?
+        let converted =
+            call::call_until_abort(&hooks.convert_to_llm, &config, &[&messages], &run.signal)
+                .await?;
+        paired_messages(&converted)
     };
     let llm_context = llm_context(&llm_messages);
 
@@ -129,9 +144,8 @@ pub async fn stream_assistant_response(
             let message = read_until_abort(pending, &run.signal).await?;
             break (!(message.is_undefined() && run.aborted())).then_some(message);
         }
-        let p = reader.partial();
-        target.push(&p);
-        run.emit(events::ev_message_start_copy(&p)?).await?;
+        target.push(&reader.partial());
+        run.emit(reader.start_event()).await?;
         started = true;
     };
     let message = match settled {

@@ -148,7 +148,9 @@ pub async fn run_loop(run: &Run, stream_fn: &Function) -> Result<(), JsValue> {
 
             let action = view::field(&decision, |d| d.action())?;
             let action = Action::parse(action.as_string().as_deref());
-            if action == Action::End {
+            // An aborted run makes no further request (1.4.0 and 1.6.0 make one more, with the
+            // aborted signal, after a batch the abort cut short); queued messages stay queued.
+            if action == Action::End || run.aborted() {
                 break 'run;
             }
             pending = run.poll(&hooks.get_steering).await?;

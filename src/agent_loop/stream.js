@@ -12,7 +12,7 @@
 // `EventStream` implements it, which spares a promise per queued event.
 
 import { isThenable } from "../js/values.js";
-import { evMessageUpdate } from "../js/events.js";
+import { evMessageStartCopy, evMessageUpdate } from "../js/events.js";
 import { markHandled } from "./tools.js";
 
 /** `step()` results: what Rust decides on. */
@@ -54,6 +54,8 @@ class StreamReader {
     this.started = false;
     /** The streaming message: the last `partial` read. */
     this.partial = undefined;
+    /** The `message_start` event of the `start` read, with its copy of the message as it was then. */
+    this.startEvent = undefined;
     this.stopped = false;
     /** A listener's promise being awaited, if any. */
     this.delivery = undefined;
@@ -70,7 +72,7 @@ class StreamReader {
    * Reads until the next structural step and returns it (`END`, `START` or
    * `TERMINAL`), synchronously while results
    * are at hand, else as a promise. A `start` event marks the message started:
-   * the caller pushes `this.partial`.
+   * the caller pushes `this.partial` and emits `this.startEvent`.
    */
   step() {
     for (;;) {
@@ -129,6 +131,9 @@ class StreamReader {
     if (type === "start") {
       this.started = true;
       this.partial = event.partial;
+      // The copy is taken as the event is read, as 1.4.0's loop body takes it: a provider that runs
+      // ahead writes into its partial (pi-ai's `responseId`) in the turns before the loop resumes.
+      this.startEvent = evMessageStartCopy(event.partial);
       return START;
     }
     if (type === "done" || type === "error") return TERMINAL;

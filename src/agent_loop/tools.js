@@ -121,6 +121,14 @@ export function callAfterToolCall(hook, config, assistantMessage, outcome, args,
 }
 
 /**
+ * How long after the abort a tool's `execute` that has not settled is still waited for, beyond the
+ * two macrotasks any call gets: a tool that honours the abort but needs a moment to clean up (a
+ * process to kill, a request to cancel) keeps its own result, as in 1.4.0 (pi-coding-agent's `bash`
+ * reports `Command aborted`); one that ignores the abort is abandoned then.
+ */
+const EXECUTE_GRACE_MS = 1000;
+
+/**
  * A tool's `execute` with its `onUpdate` gate (returned): `slot` settles with the call's outcome,
  * timed, once `execute` settles; the gate is closed then. `errText` throwing fails the slot.
  */
@@ -132,7 +140,7 @@ export function callExecute(tool, toolCall, args, signal, deliver, eventCall, sl
     gate.open = false;
     const [result, isError] = executedResult(ok, value);
     return toolCallOutcome(toolCall, result, isError, durationMs);
-  });
+  }, EXECUTE_GRACE_MS);
   return gate;
 }
 

@@ -156,11 +156,11 @@ export function watchSettle(value, slot) {
  * first, as in 1.4.0. With `outcome`, the slot settles with `outcome(ok, value)` instead (see
  * `callSettleUntilAbort`).
  */
-export function watchSettleUntilAbort(value, slot, signal, rejectWhenAbandoned, outcome) {
+export function watchSettleUntilAbort(value, slot, signal, rejectWhenAbandoned, outcome, graceMs) {
   if (!isThenable(value)) return false;
   // May throw (a `then` getter): before anything can settle the slot.
   const pending = Promise.resolve(value);
-  const watch = new Watch(slot, rejectWhenAbandoned, outcome);
+  const watch = new Watch(slot, rejectWhenAbandoned, outcome, graceMs);
   // Called after the abort: a macrotask after the call (its own zero-delay timers come first).
   if (isAborted(signal)) setTimeout(() => watch.abandon(), 0);
   // Anything but an `AbortSignal`-like object (a loop run without a signal) is never aborted.
@@ -174,10 +174,12 @@ export function watchSettleUntilAbort(value, slot, signal, rejectWhenAbandoned, 
 
 /** One watched call: settles its slot once, on its outcome or its abandonment (its state in one object, not in closures). */
 class Watch {
-  constructor(slot, rejectWhenAbandoned, outcome) {
+  constructor(slot, rejectWhenAbandoned, outcome, graceMs) {
     this.slot = slot;
     this.rejectWhenAbandoned = rejectWhenAbandoned;
     this.outcome = outcome;
+    /** How much longer than two macrotasks a call that cleans up on the abort is waited for (a tool's `execute`). */
+    this.graceMs = graceMs;
     this.open = true;
     /** The abort waiters it is in, if any. */
     this.waiting = undefined;
@@ -192,7 +194,11 @@ class Watch {
   // A call reads as one that rejected on the abort; a stream read as `undefined` (its reader
   // keeps the partial message).
   abandon() {
-    if (this.rejectWhenAbandoned) this.settle(false, new Error(OPERATION_ABORTED));
+    if (this.graceMs) {
+      const graceMs = this.graceMs;
+      this.graceMs = 0;
+      setTimeout(() => this.abandon(), graceMs);
+    } else if (this.rejectWhenAbandoned) this.settle(false, new Error(OPERATION_ABORTED));
     else this.settle(true, undefined);
   }
 }
@@ -215,11 +221,11 @@ function settleWith(slot, outcome, ok, value) {
  * reading of its outcome in one crossing (see settle.rs `settle_from`). A value that is not a
  * promise is not awaited: `slot` settles at once.
  */
-export function callSettleUntilAbort(f, thisArg, args, signal, slot, outcome) {
+export function callSettleUntilAbort(f, thisArg, args, signal, slot, outcome, graceMs) {
   let value;
   try {
     value = Reflect.apply(f, thisArg, args);
-    if (watchSettleUntilAbort(value, slot, signal, true, outcome)) return;
+    if (watchSettleUntilAbort(value, slot, signal, true, outcome, graceMs)) return;
   } catch (error) {
     return settleWith(slot, outcome, false, error);
   }

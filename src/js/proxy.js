@@ -33,6 +33,7 @@ export function proxyFetch(model, context, options) {
       reasoning: options.reasoning,
       cacheRetention: options.cacheRetention,
       sessionId: options.sessionId,
+      disableContinuation: options.disableContinuation,
       headers: options.headers,
       metadata: options.metadata,
       transport: options.transport,
@@ -173,10 +174,14 @@ export function applyProxyEvent(e, partial) {
   }
 }
 
-/** The open tool-call block at `i` (throws like the reference when it is not one). */
+/**
+ * The open tool-call block at `i`. A delta for a block that is not a tool call, or for one whose
+ * `toolcall_end` came already (its `partialJson` is gone), ends the stream with an error, as 1.5.0
+ * and later do (1.4.0 appends such a delta to `undefined` and replaces the finished call's arguments).
+ */
 export function toolcallBlock(partial, i) {
   const block = partial.content[i];
-  if (block?.type !== "toolCall") fail("Received toolcall_delta for non-toolCall content");
+  if (block?.type !== "toolCall" || block.partialJson === undefined) fail("Received toolcall_delta for non-toolCall content");
   return block;
 }
 

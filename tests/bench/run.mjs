@@ -28,6 +28,7 @@ import { cpus, loadavg } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
+import { entryFile } from "../support/package-entry.mjs";
 import { openBenchPage } from "./chromium.mjs";
 import { jobs, runJobs } from "./driver.mjs";
 import { BATCH } from "./scenarios.mjs";
@@ -190,10 +191,9 @@ async function bundle(id, source, { ours }) {
   const aliasPlugin = {
     name: "pi-agent-wasm",
     setup(build) {
-      build.onResolve({ filter: /^pi-agent-wasm(\/react|\/svelte)?$/ }, (args) => {
-        const sub = args.path.slice("pi-agent-wasm".length);
-        return { path: join(pkg.dir, sub ? `${sub.slice(1)}.js` : "index.js") };
-      });
+      build.onResolve({ filter: /^pi-agent-wasm(\/react|\/svelte)?$/ }, (args) =>
+        // The main entry as Vite and webpack resolve it (index.js and the .wasm file), the others by the exports map.
+        ({ path: args.path === "pi-agent-wasm" ? join(pkg.dir, "index.js") : entryFile(pkg.dir, args.path) }));
     },
   };
   const result = await esbuild.build({

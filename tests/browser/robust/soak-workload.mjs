@@ -102,8 +102,8 @@ function script(i) {
 			return [[text(`reply ${i}`)]];
 		case 1: // parallel tools with updates, then text
 			return [[text("calling"), call(`e${i}`, "echo", { n: i, tag: "a", list: [1, 2, 3] }), call(`w${i}`, "wait", { n: "5" })], [text("done")]];
-		case 2: // sequential-by-config is set per prompt below; a tool aborts the run
-			return [[call(`e${i}`, "echo", { n: 1 }), call(`s${i}`, "stop", { n: 2 }), call(`w${i}`, "wait", { n: 3 })], "hang"];
+		case 2: // sequential-by-config is set per prompt below; a tool aborts the run (no request follows)
+			return [[call(`e${i}`, "echo", { n: 1 }), call(`s${i}`, "stop", { n: 2 }), call(`w${i}`, "wait", { n: 3 })]];
 		case 3: // the stream waits until a listener aborts
 			return ["hang"];
 		case 4: // a failing tool and an invalid call, then text
@@ -150,7 +150,7 @@ export async function runSoak(pkg, { prompts = 10000, sampleAt = [], measure, on
 		agent.toolExecution = i % 6 === 2 ? "sequential" : "parallel";
 		if (i % 6 === 5) agent.followUp({ role: "user", content: `follow-up ${i}`, timestamp: Date.now() });
 		let steered = false;
-		const off = agent.subscribe((event) => {
+		const off = agent.subscribe((event, signal) => {
 			if (!hooks) {
 				const messages = agent.state.messages;
 				rendered += messages.length + (messages.at(-1)?.content?.length ?? 0);
@@ -161,7 +161,7 @@ export async function runSoak(pkg, { prompts = 10000, sampleAt = [], measure, on
 				agent.steer({ role: "user", content: `steer ${i}`, timestamp: Date.now() });
 			}
 			if (event.type === "message_end" && event.message.role === "toolResult") counts.toolResults++;
-			if (event.type === "turn_end" && event.message.stopReason === "aborted") counts.aborted++;
+			if (event.type === "agent_end" && signal?.aborted) counts.aborted++;
 			if (event.type === "turn_end" && event.message.stopReason === "error") counts.errors++;
 		});
 		const run = agent.prompt(`prompt ${i}`);

@@ -57,7 +57,7 @@ async function failThenRecover({ url, mode, action, recoverMode }) {
 }
 
 test("WorkerAgent failures", { timeout: 120_000 }, async (t) => {
-	const server = await startStaticServer({ "/pkg/": PKG, "/support/": join(REPO, "tests/js/support"), "/t/": fileURLToPath(new URL("./", import.meta.url)) });
+	const server = await startStaticServer({ "/pkg/": PKG, "/support/": join(REPO, "tests/js/support"), "/t/": fileURLToPath(new URL("./", import.meta.url)), "/": join(REPO, "tests") });
 	const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 	try {
 		const page = await browser.newPage();

@@ -18,7 +18,7 @@ const PKG = join(REPO, "pkg");
 if (!existsSync(join(PKG, "worker/index.js"))) throw new Error("pkg/ is not built (node scripts/build.mjs)");
 
 test("WorkerAgent lifecycle", { timeout: 120_000 }, async (t) => {
-	const server = await startStaticServer({ "/pkg/": PKG, "/support/": join(REPO, "tests/js/support"), "/t/": fileURLToPath(new URL("./", import.meta.url)) });
+	const server = await startStaticServer({ "/pkg/": PKG, "/support/": join(REPO, "tests/js/support"), "/t/": fileURLToPath(new URL("./", import.meta.url)), "/": join(REPO, "tests") });
 	const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, "--js-flags=--expose-gc"] });
 	try {
 		const page = await browser.newPage();

@@ -5,16 +5,17 @@
 // one in `state.messages`). These run on an Agent with no hooks (the path where ours keeps its LLM
 // view between requests) and with hooks set.
 import { assert, scenario } from "../support/harness.mjs";
-import { MODEL, user } from "../support/scripted.mjs";
+import { MODEL, strictCheck, user } from "../support/scripted.mjs";
 
 const roles = (messages) => messages.map((m) => `${m.role}:${typeof m.content === "string" ? m.content : (m.content ?? []).map((c) => c.text ?? c.type).join("|")}`);
 
 /** A stream function answering with `replies` in order: text, or `{ call }` for one tool call. */
-function replying(impl, replies, onCall) {
+function replying(impl, replies, onCall, { strict = true } = {}) {
 	const finals = [];
 	let i = 0;
 	const fn = (model, context, options) => {
 		const reply = replies[i++] ?? "done";
+		if (strict) strictCheck(context);
 		onCall?.(context, options, i - 1);
 		const content = typeof reply === "string" ? [{ type: "text", text: reply }] : [{ type: "toolCall", id: reply.call, name: "t", arguments: {} }];
 		const message = {
@@ -113,14 +114,18 @@ scenario("edits of agent.state.messages between prompts reach the next request",
 
 scenario("a listener that replaces agent.state.messages mid-run does not change the run's requests", async (impl) => {
 	const seen = [];
-	const streamFn = replying(impl, [{ call: "c1" }, "done", "again"], (context) => seen.push(roles(context.messages)));
+	// 1.4.0's third request is not valid for a strict provider (see below).
+	const strict = impl.name !== "reference";
+	const streamFn = replying(impl, [{ call: "c1" }, "done", "again"], (context) => seen.push(roles(context.messages)), { strict });
 	const agent = new impl.Agent({ initialState: { model: MODEL, tools: [tool] }, streamFn });
 	agent.subscribe((ev) => {
 		if (ev.type === "tool_execution_end") agent.state.messages = [user("swapped by a listener")];
 	});
 	await agent.prompt("one");
 	await agent.prompt("two");
-	return { seen, state: roles(agent.state.messages) };
+	// The third request holds the swapped transcript, whose tool result answers no call: 1.4.0 sends
+	// it as it is, ours leaves it out (pairing.test.mjs); the run's own requests are the point here.
+	return { seen: seen.slice(0, 2), third: seen[2].filter((r) => !r.startsWith("toolResult")), state: roles(agent.state.messages) };
 });
 
 scenario("tool hooks that keep their context and edit context.messages in place see what 1.4.0 shows", async (impl) => {

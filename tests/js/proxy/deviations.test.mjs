@@ -168,3 +168,55 @@ for (const [docIndex, [full, step]] of DOCS.entries()) {
 		});
 	});
 }
+
+// ----- 3. What 1.5 and 1.6 changed in streamProxy ---------------------------------------------------------------------
+// Run against 1.6.0's streamProxy (pi-agent-core 1.6.0, an aliased devDependency) beside ours.
+
+const v16 = { name: "1.6.0", streamProxy: (await import("pi-agent-core-1-6")).streamProxy };
+const reference = { name: "reference", streamProxy: (await import("@earendil-works/pi-agent-core")).streamProxy };
+
+test("1.6: disableContinuation is sent to the server, where 1.6.0 puts it (1.4.0 drops it)", { timeout: 20000 }, async (t) => {
+	const impl = await oursOrSkip(t);
+	if (!impl) return;
+	const options = { temperature: 0.5, sessionId: "s-1", disableContinuation: true, metadata: { m: 1 } };
+	const spec = { script: sseScript([E.start(), E.done("stop")]), options };
+	const [ours, newer, older] = [await runProxy(impl, spec), await runProxy(v16, spec), await runProxy(reference, spec)];
+	assert.equal(ours.request.body.options.disableContinuation, true);
+	assert.equal(ours.request.rawBody, newer.request.rawBody, "the same body as 1.6.0, key order included");
+	assert.equal("disableContinuation" in older.request.body.options, false, "1.4.0 drops it");
+	// Without the option the body is 1.4.0's.
+	const plain = { script: spec.script, options: { temperature: 0.5 } };
+	assert.equal((await runProxy(impl, plain)).request.rawBody, (await runProxy(reference, plain)).request.rawBody);
+});
+
+test("1.6: a toolcall_delta after its call's toolcall_end ends the stream with an error, as in 1.6.0 (1.4.0 replaces the finished arguments)", { timeout: 20000 }, async (t) => {
+	const impl = await oursOrSkip(t);
+	if (!impl) return;
+	const spec = {
+		script: sseScript([
+			E.start(),
+			E.toolStart(0, "c1", "t"),
+			E.toolDelta(0, '{"a": 1}'),
+			E.toolEnd(0, { type: "toolCall", id: "c1", name: "t", arguments: { a: 1 } }),
+			E.toolDelta(0, '{"late": true}'),
+			E.done("toolUse"),
+		]),
+	};
+	for (const run of [await runProxy(impl, spec), await runProxy(v16, spec)]) {
+		assert.equal(run.settled.stopReason, "error");
+		assert.equal(run.settled.errorMessage, "Received toolcall_delta for non-toolCall content");
+		assert.deepEqual(run.settled.content[0].arguments, { a: 1 }, "the finished call keeps its arguments");
+		assert.deepEqual(run.events.map((e) => e.type), ["start", "toolcall_start", "toolcall_delta", "toolcall_end", "error"]);
+	}
+	const older = await runProxy(reference, spec);
+	assert.equal(older.settled.content[0].partialJson, 'undefined{"late": true}', "1.4.0 goes on with a corrupted call");
+});
+
+test("1.6: a toolcall_delta for a call that never started ends the stream with an error, in 1.4.0 and 1.6.0 alike", { timeout: 20000 }, async (t) => {
+	const impl = await oursOrSkip(t);
+	if (!impl) return;
+	const spec = { script: sseScript([E.start(), E.textStart(0), E.toolDelta(0, '{"a": 1}'), E.done("toolUse")]) };
+	for (const run of [await runProxy(impl, spec), await runProxy(v16, spec), await runProxy(reference, spec)]) {
+		assert.equal(run.settled.errorMessage, "Received toolcall_delta for non-toolCall content");
+	}
+});

@@ -1,7 +1,7 @@
 // Case runner for the hostile-value suite: runs one Agent scenario on an
 // implementation and summarises what happened as plain data that can be compared
 // between ours and the reference (no timestamps, no durations, errors as text).
-import { MODEL } from "../support/scripted.mjs";
+import { MODEL, strictCheck } from "../support/scripted.mjs";
 import { snap as traceSnap } from "../support/trace.mjs";
 
 /** trace.mjs's snap, except that a `__proto__` key stays an own data key (no prototype change). */
@@ -113,7 +113,7 @@ export async function runCase(impl, build, ms) {
 	let agent;
 	try {
 		const c = build(impl, rec);
-		const streamFn = c.streamFn ?? responsesStream(impl, c.responses ?? []);
+		const streamFn = c.streamFn ?? responsesStream(impl, c.responses ?? [], { strict: c.strict });
 		try {
 			agent = new impl.Agent({
 				initialState: { model: MODEL, tools: c.tools ?? [], ...(c.initialState ?? {}) },
@@ -162,10 +162,14 @@ export async function runCase(impl, build, ms) {
 	return out;
 }
 
-/** Stream function answering with the given content lists, in order, then "done". */
-export function responsesStream(impl, responses) {
+/**
+ * Stream function answering with the given content lists, in order, then "done"; every context it gets
+ * must be valid for a strict provider unless `strict` is false.
+ */
+export function responsesStream(impl, responses, { strict = true } = {}) {
 	let i = 0;
 	return (model, context, options) => {
+		if (strict !== false) strictCheck(context);
 		const entry = responses[i++];
 		const stream = impl.createAssistantMessageEventStream();
 		const content = entry === undefined ? [{ type: "text", text: "done" }] : typeof entry === "function" ? entry(context, options) : entry;

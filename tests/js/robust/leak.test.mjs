@@ -33,7 +33,7 @@ async function soak(t, freshTools, hooks = true) {
 	if (!hooks) assert.ok(result.rendered > 0, "the UI listener read state.messages");
 	const [start, mid, end] = result.samples;
 	t.diagnostic(`heap ${mb(start.heap)} -> ${mb(mid.heap)} -> ${mb(end.heap)}; wasm ${mb(start.wasm)} -> ${mb(mid.wasm)} -> ${mb(end.wasm)}`);
-	t.diagnostic(`tool results ${result.counts.toolResults}, aborted turns ${result.counts.aborted}`);
+	t.diagnostic(`tool results ${result.counts.toolResults}, aborted runs ${result.counts.aborted}`);
 	assert.ok(result.counts.toolResults >= 1000 && result.counts.aborted >= 300, "the workload ran tools and aborts");
 	assert.equal(typeof start.wasm, "number", "the wasm memory is reachable");
 	assert.ok(end.heap - start.heap < HEAP_BOUND, `JS heap grew ${mb(end.heap - start.heap)} over 800 prompts (bound ${mb(HEAP_BOUND)})`);

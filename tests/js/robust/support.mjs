@@ -12,7 +12,7 @@
 //     for follow-up runs ("the agent can run again").
 import assert from "node:assert/strict";
 import { ours as loadedOurs, reference } from "../support/impls.mjs";
-import { MODEL, scripted, text, zeroUsage } from "../support/scripted.mjs";
+import { MODEL, scripted, strictCheck, text, zeroUsage } from "../support/scripted.mjs";
 
 export { assert, reference, MODEL };
 
@@ -179,7 +179,8 @@ export function eventProblems(events) {
 
 /** A stream function answering every request with `reply` (a plain text message). */
 export function textStream(impl, reply = "again") {
-	return (model) => {
+	return (model, context) => {
+		strictCheck(context);
 		const stream = impl.createAssistantMessageEventStream();
 		const message = {
 			role: "assistant",
@@ -218,6 +219,7 @@ export function assistantMessage(model, content, stopReason = "stop", extra = {}
 export function blocksStream(impl, responses, fallback = "done") {
 	let i = 0;
 	const fn = (model, context, options) => {
+		strictCheck(context);
 		const entry = responses[i++];
 		const stream = impl.createAssistantMessageEventStream();
 		const content = entry === undefined ? [{ type: "text", text: fallback }] : typeof entry === "function" ? entry(context, options) : entry;

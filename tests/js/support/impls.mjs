@@ -11,6 +11,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import * as core from "@earendil-works/pi-agent-core";
 import * as ai from "@earendil-works/pi-ai";
+import * as core16 from "pi-agent-core-1-6";
+import * as ai16 from "pi-ai-1-6";
 
 export const NAMES = [
 	"Agent",
@@ -40,6 +42,26 @@ export const reference = Object.freeze({
 	EventStream: ai.EventStream,
 	AssistantMessageEventStream: ai.AssistantMessageEventStream,
 	module: core,
+});
+
+/**
+ * pi-agent-core 1.6.0 with pi-ai 1.6.0 (aliased devDependencies): not an oracle, but the release the
+ * upstream-bug tests show still has the bugs ours fixes (upstream.test.mjs).
+ */
+export const v16 = Object.freeze({
+	name: "1.6.0",
+	Agent: core16.Agent,
+	agentLoop: core16.agentLoop,
+	agentLoopContinue: core16.agentLoopContinue,
+	runAgentLoop: core16.runAgentLoop,
+	runAgentLoopContinue: core16.runAgentLoopContinue,
+	runToolCall: core16.runToolCall,
+	setDefaultStreamFn: core16.setDefaultStreamFn,
+	DEFAULT_AGENT_IDENTITY: core16.DEFAULT_AGENT_IDENTITY,
+	createAssistantMessageEventStream: ai16.createAssistantMessageEventStream,
+	EventStream: ai16.EventStream,
+	AssistantMessageEventStream: ai16.AssistantMessageEventStream,
+	module: core16,
 });
 
 export const PKG_ENTRY = fileURLToPath(new URL("../../../pkg/index.js", import.meta.url));

@@ -31,6 +31,7 @@
 //   mutable      one partial object mutated in place and returned as the final message (provider style);
 //                default: a fresh partial object per event and a fresh final message
 import { errorText, signalState, snap } from "./trace.mjs";
+import { assertStrictContext } from "../../support/strict-transcript.mjs";
 
 export const MODEL = Object.freeze({
 	id: "model-a",
@@ -236,7 +237,7 @@ function buildEvents(spec, model, timestamp) {
 /**
  * @param impl implementation object (uses impl.createAssistantMessageEventStream / impl.EventStream)
  * @param responses list of specs or (call) => spec
- * @param opts { tr?: Trace, label?: string, record?: (call) => object }
+ * @param opts { tr?: Trace, label?: string, record?: (call) => object, strict?: false (see strictCheck) }
  */
 export function scripted(impl, responses, opts = {}) {
 	const tr = opts.tr;
@@ -273,6 +274,7 @@ export function scripted(impl, responses, opts = {}) {
 		}
 		if (opts.record) Object.assign(rec, opts.record({ model, context, options }));
 		calls.push(rec);
+		if (opts.strict !== false) strictCheck(context);
 		if (tr) tr.hook(label, { index, model: rec.model, reasoning: rec.reasoning, signal: rec.signal, count: context?.messages?.length });
 
 		const callInfo = { index, model, context, options };
@@ -378,6 +380,24 @@ export function scripted(impl, responses, opts = {}) {
 	};
 	streamFn.calls = calls;
 	return streamFn;
+}
+
+/**
+ * Every context a scripted stream function receives must be acceptable to a strict provider (see
+ * tests/support/strict-transcript.mjs), with whichever implementation. A violation fails the test
+ * that is running twice over: the stream function throws it (the run fails), and it is thrown again
+ * as an uncaught exception, so a test that only looks at the events still fails. A test that shows
+ * 1.4.0's or 1.6.0's invalid contexts passes `{ strict: false }` and checks them itself.
+ */
+export function strictCheck(context) {
+	try {
+		assertStrictContext(context);
+	} catch (error) {
+		setTimeout(() => {
+			throw error;
+		}, 0);
+		throw error;
+	}
 }
 
 /** Deferred promise. */

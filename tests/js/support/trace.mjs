@@ -136,8 +136,18 @@ export class Trace {
 		return this._next++;
 	}
 
+	/**
+	 * Records nothing (events, hooks, notes) after the first event of type `type`: for a scenario whose
+	 * comparison with 1.4.0 ends there (what follows is a documented deviation, tested on its own).
+	 */
+	stopAfter(type) {
+		this._stopAfter = type;
+	}
+
 	/** Record an AgentEvent. `extra` (already plain data) is merged in, e.g. Agent state at that moment. */
 	event(ev, extra) {
+		if (this._stopped) return { ignored: true };
+		if (ev?.type === this._stopAfter) this._stopped = true;
 		const rec = this.summarize(ev);
 		if (extra) Object.assign(rec, extra);
 		this.events.push(rec);
@@ -205,11 +215,13 @@ export class Trace {
 	}
 
 	hook(name, summary) {
+		if (this._stopped) return;
 		this.hooks.push(summary === undefined ? { name } : { name, ...summary });
 		this.log.push(`hook:${name}`);
 	}
 
 	note(key, value) {
+		if (this._stopped) return;
 		this.notes[key] = value;
 	}
 
