@@ -195,7 +195,7 @@ const CALL = {
   abort: (js) => void js.aborts++,
 };
 const proto = core.Agent.prototype;
-const early_ = (real, local, key) =>
+const early_ = (real, local) =>
   like(real, function (...args) {
     const js = this.__wbg_ptr ? undefined : early.get(this);
     if (!js) return real.apply(this, args);
@@ -203,18 +203,20 @@ const early_ = (real, local, key) =>
     // An `abort()` after this call (and before the module was ready) aborts
     // the run it starts, as it would have aborted a run already going.
     const aborts = js.aborts;
+    // The module's own method, not `this[key]`: a wrapper the app (or a session, a recorder) set
+    // on the agent already ran for this call.
     return ready.then(() => {
-      const result = this[key](...args);
-      if (js.aborts !== aborts) this.abort();
+      const result = real.apply(this, args);
+      if (js.aborts !== aborts) proto.abort.call(this);
       return result;
     });
   });
 for (const key of Object.getOwnPropertyNames(proto)) {
   if (key === "constructor" || key === "free" || key.startsWith("__")) continue;
   const d = Object.getOwnPropertyDescriptor(proto, key);
-  if (d.get) d.get = early_(d.get, GET[key] ?? (() => undefined), key);
-  if (d.set) d.set = early_(d.set, SET[key] ?? (() => {}), key);
-  if (typeof d.value === "function") d.value = early_(d.value, CALL[key], key);
+  if (d.get) d.get = early_(d.get, GET[key] ?? (() => undefined));
+  if (d.set) d.set = early_(d.set, SET[key] ?? (() => {}));
+  if (typeof d.value === "function") d.value = early_(d.value, CALL[key]);
   Object.defineProperty(Agent.prototype, key, d);
 }
 defineAgent(core.Agent);

@@ -9,10 +9,10 @@ export interface SessionStore {
   /** The log's text, or "" when there is none. */
   load(id: string): Promise<string> | string;
   /**
-   * Appends `text` (whole lines) to the log. `options.length`, when the session gives it, is the length of the log
-   * (in UTF-16 code units) this writer extends: a store shared by several writers (another browser, another device)
-   * refuses a stale append with an Error named "SessionConflictError" whose `length` is the log's length now, and
-   * writes nothing.
+   * Appends `text` (whole records) to the log. `options.length`, when the session gives it, is the length of the log
+   * (in UTF-16 code units) this writer extends: the characters it read, plus those it wrote since. A store shared by
+   * several writers (another browser, another device) refuses a stale append with an Error named "SessionConflictError"
+   * whose `length` is the log's length now, and writes nothing.
    */
   append(id: string, text: string, options?: { length?: number }): Promise<void> | void;
   /** Deletes the log. */
@@ -27,7 +27,10 @@ export interface SessionStore {
    * session reads what they appended meanwhile and shows it.
    */
   shared?: boolean;
-  /** Replaces the log with `text`, atomically if the backend can (to repair a torn tail; `options.length` as in `append`). */
+  /**
+   * Replaces the log with `text`, atomically if the backend can (to repair a damaged log, and by `clear()`);
+   * `options.length` as in `append` (none for `clear()`).
+   */
   replace?(id: string, text: string, options?: { length?: number }): Promise<void> | void;
 }
 
@@ -43,7 +46,11 @@ export interface SessionOptions {
   store?: SessionStore;
   /** Longest time a change waits in memory before it is written (default 100 ms): the write waits for an idle moment within it. */
   flushMs?: number;
-  /** Called once with the store's first failure; the session stops writing, the agent keeps working. */
+  /**
+   * Called once with the store's first failure (the session stops writing, the agent keeps working), and with a
+   * `SessionLogError` when restoring finds records missing or damaged in the middle of the log (what precedes them is
+   * restored and the log repaired to it; the session keeps writing).
+   */
   onError?: (error: Error) => void;
   /** `false`: no Web Locks / BroadcastChannel coordination between tabs. */
   tabs?: boolean;
@@ -59,11 +66,11 @@ export interface PendingToolCall {
 
 export interface Session {
   readonly id: string;
-  /** The store held this session and the agent now holds its conversation. */
+  /** The store held records of this session and the agent now holds what they say. */
   readonly restored: boolean;
   /** Restoring cut an answer or a tool call that was in flight. */
   readonly interrupted: boolean;
-  /** Characters of a torn or corrupted log tail dropped at the last restore. */
+  /** Characters dropped at the last restore: a torn tail, or all that followed records missing or damaged. */
   readonly dropped: number;
   /** Restored calls to run, in source order: waiting for approval, never started, or `replay: "safe"`. */
   readonly pendingCalls: readonly PendingToolCall[];
@@ -75,7 +82,12 @@ export interface Session {
   readonly remoteStreamingMessage: AgentMessage | undefined;
   /** The store's first failure. */
   readonly error: Error | undefined;
-  /** Runs the pending calls (through `beforeToolCall` again), adds their results, then `agent.continue()`. */
+  /**
+   * Runs the pending calls (through `beforeToolCall` again), adds their results, then `agent.continue()`.
+   * While calls wait, `agent.prompt()` first gives each an `isError` result saying the user moved on
+   * (`MOVED_ON_APPROVAL`, `MOVED_ON_CALL`; a call `resume()` asks about again is cancelled: its hook's signal
+   * aborts), and `agent.continue()` runs them as `resume()` does. `agent.abort()` ends a `resume()` that runs.
+   */
   resume(options?: { signal?: AbortSignal }): Promise<void>;
   /** Writes what is batched now. */
   flush(): Promise<void>;
@@ -83,7 +95,10 @@ export interface Session {
   subscribe(listener: (session: Session) => void): () => boolean;
   /** Writes what is batched, detaches from the agent, releases the tab lock. */
   detach(): Promise<void>;
-  /** Deletes the log (the agent keeps its state; the next write starts a new log). */
+  /**
+   * Empties the log. The agent keeps its state, and its next change writes its whole transcript again; a restore before
+   * that leaves the agent as it was configured.
+   */
   clear(): Promise<void>;
 }
 
@@ -102,3 +117,7 @@ export declare class SessionLogError extends Error {}
 export declare const INTERRUPTED_STREAM: string;
 /** The text of the result of a tool call cut off by a reload. */
 export declare const INTERRUPTED_TOOL: string;
+/** The text of the result of a restored call waiting for approval when the app prompted instead. */
+export declare const MOVED_ON_APPROVAL: string;
+/** The text of the result of a restored call that had not run when the app prompted instead. */
+export declare const MOVED_ON_CALL: string;

@@ -1,10 +1,15 @@
 // The session log of pi-agent-wasm/session: its text format and the pure restore from it.
 //
 // A log is text: JSON records, each on one line ended by "\n", appended and never rewritten.
-// The first record is the header `{"pi":"session","v":1}`. A record cut short by a tab killed
-// mid-write (or garbled) is the log's end: the reader keeps every record before it, so a
-// damaged log loses at most its unfinished tail. (A cut JSON object is never a valid JSON
-// text, and JSON.stringify never writes a raw newline.)
+// The first record is the header `{"pi":"session","v":1}`. Each record after it carries its
+// position `i` (1, 2, …), first in its line: a record missing in the middle (a deleted row of a
+// store) or out of place is found where the numbers jump, and the reader keeps what precedes it.
+// (Logs written before records were numbered have no `i`: they read as before, without that
+// check. A reader that ignores `i` reads a numbered log, so the version is still 1.) A record cut
+// short by a tab killed mid-write (or garbled) ends the readable part: the reader keeps every
+// record before it, so a damaged log loses at most what follows the damage; the damage is in the
+// middle when a numbered record follows it (`damage`), else it is the log's torn tail. (A cut
+// JSON object is never a valid JSON text, and JSON.stringify never writes a raw newline.)
 //
 // Answer text is not JSON: a record with `n` (a `d` record, an `m` record with `s`) is followed
 // by `n` characters (UTF-16 code units) of raw text and a "\n", and its raw-text entries give
@@ -48,12 +53,15 @@ export class SessionLogError extends Error {
 /** The header line a new log starts with. */
 export const logHeader = () => JSON.stringify({ pi: "session", v: SESSION_LOG_VERSION }) + "\n";
 
-/** One record as log text: a JSON line, followed by its raw text if it has any. */
+/** One record as log text, without its position: a JSON line, followed by its raw text if it has any. */
 export function logLine(record) {
   const out = [];
   pushRecord(record, out);
   return out.join("");
 }
+
+/** A record's text made by `logLine`, given position `i` in the log. */
+export const numberLine = (text, i) => `{"i":${i},${text.slice(1)}`;
 
 const RAW_KINDS = new Set(["text", "thinking"]);
 
@@ -70,11 +78,11 @@ function rawEntries(record) {
 /**
  * Pushes the pieces of `record`'s log text onto `out`, for the caller to join once (so a long
  * text is copied once): its line, then the raw text of its entries (each a string, or an array
- * of strings: the deltas, in order) and a "\n".
+ * of strings: the deltas, in order) and a "\n". `i`: the record's position in the log.
  */
-export function pushRecord(record, out) {
+export function pushRecord(record, out, i) {
   const raw = rawEntries(record);
-  if (raw === undefined) return void out.push(JSON.stringify(record) + "\n");
+  if (raw === undefined) return void out.push(JSON.stringify(i === undefined ? record : { i, ...record }) + "\n");
   const at = out.push("") - 1;
   const lengths = new Map();
   let n = 0;
@@ -94,22 +102,27 @@ export function pushRecord(record, out) {
     n += length;
   }
   const withLengths = (entries) => entries.map((e) => (lengths.has(e) ? [e[0], e[1], lengths.get(e)] : e));
-  const line = record.t === "d" ? { ...record, e: withLengths(record.e), n } : { ...record, s: withLengths(record.s), n };
+  const line = record.t === "d" ? { i, ...record, e: withLengths(record.e), n } : { i, ...record, s: withLengths(record.s), n };
   out[at] = JSON.stringify(line) + "\n";
   out.push("\n");
 }
 
 /**
  * The records of a log, oldest first (a `d` record's text entries carry their text). `dropped`
- * counts the characters after the last good record (a torn or corrupted tail). Throws
- * `SessionLogError` only for a log of another version; any other damage, even of the header,
- * ends the readable part instead. With `continued`, `text` is what was appended to a log after
- * the part already read (it has no header).
+ * counts the characters after the last good record. `damage` says what is wrong when the reading
+ * stopped in the middle of the log (records missing, or a damaged record followed by later ones);
+ * it is undefined for a whole log or a torn tail. Throws `SessionLogError` only for a log of
+ * another version; any other damage, even of the header, ends the readable part instead. With
+ * `continued`, `text` is what was appended to a log after the part already read (it has no
+ * header), and `before` the number of records in that part (their positions are checked from it).
  */
-export function readLog(text, continued = false) {
+export function readLog(text, continued = false, before) {
   const records = [];
   let at = 0;
   let header = continued;
+  let position = before ?? 0;
+  const checked = !continued || before !== undefined;
+  let damage;
   while (at < text.length) {
     const end = text.indexOf("\n", at);
     if (end < 0) break;
@@ -117,12 +130,12 @@ export function readLog(text, continued = false) {
     try {
       record = JSON.parse(text.slice(at, end));
     } catch {
-      break;
+      record = undefined;
     }
-    if (record === null || typeof record !== "object" || Array.isArray(record)) break;
+    const isObject = record !== null && typeof record === "object" && !Array.isArray(record);
     let next = end + 1;
     if (!header) {
-      if (record.pi !== "session") break;
+      if (!isObject || record.pi !== "session") break;
       if (record.v !== SESSION_LOG_VERSION) {
         throw new SessionLogError(
           `unsupported session log version ${JSON.stringify(record.v)}: this pi-agent-wasm reads version ${SESSION_LOG_VERSION}`,
@@ -130,16 +143,38 @@ export function readLog(text, continued = false) {
       }
       header = true;
     } else {
-      if (typeof record.t !== "string") break;
-      if (record.n !== undefined) {
-        next = rawText(text, record, next);
-        if (next < 0) break;
+      const i = isObject ? record.i : undefined;
+      if (checked && i !== undefined && i !== position + 1) {
+        damage = Number.isInteger(i) && i > position + 1 ? missing(position + 1, i - 1) : `record ${position + 1} is out of place`;
+        break;
       }
+      if (isObject && typeof record.t === "string" && record.n !== undefined) next = rawText(text, record, next);
+      if (!isObject || typeof record.t !== "string" || next < 0) {
+        if (checked && laterRecord(text, end + 1, position)) damage = `record ${position + 1} is damaged`;
+        break;
+      }
+      if (i !== undefined) delete record.i;
       records.push(record);
+      position++;
     }
     at = next;
   }
-  return { records, header, dropped: text.length - at };
+  return { records, header, dropped: text.length - at, damage };
+}
+
+const missing = (from, to) => (from === to ? `record ${from} is missing` : `records ${from} to ${to} are missing`);
+
+/** Whether a numbered record after `position` starts a line of `text` at or after `from`. */
+function laterRecord(text, from, position) {
+  for (let at = text.indexOf('{"i":', from); at >= 0; at = text.indexOf('{"i":', at + 1)) {
+    if (at > 0 && text.charCodeAt(at - 1) !== 10) continue;
+    const end = text.indexOf("\n", at);
+    try {
+      const r = JSON.parse(text.slice(at, end < 0 ? text.length : end));
+      if (Number.isInteger(r?.i) && r.i > position && typeof r.t === "string") return true;
+    } catch {}
+  }
+  return false;
 }
 
 /**
@@ -225,9 +260,9 @@ function withText(message, s, partial) {
 }
 
 /**
- * Folds records into what a session holds: the transcript, the model settings, the queues,
- * the assistant message streaming when the log ends (or undefined) and, per tool call id
- * of the current run, what is known of it.
+ * Folds records into what a session holds: the transcript (and `transcript`: whether any record
+ * set it), the model settings, the queues, the assistant message streaming when the log ends (or
+ * undefined) and, per tool call id of the current run, what is known of it.
  */
 export function foldLog(records) {
   const fold = createFold();
@@ -239,6 +274,7 @@ export function foldLog(records) {
 export function createFold() {
   const state = {
     messages: [],
+    transcript: false,
     model: undefined,
     thinkingLevel: undefined,
     steering: [],
@@ -255,12 +291,16 @@ export function createFold() {
     switch (r.t) {
       case "m":
         if (r.m && typeof r.m === "object") {
+          state.transcript = true;
           state.messages.push(Array.isArray(r.s) ? withText(r.m, r.s.filter(Array.isArray), state.streaming) : r.m);
           if (r.m.role === "assistant") state.streaming = undefined;
         }
         break;
       case "r":
-        if (Array.isArray(r.m)) state.messages = r.m.slice();
+        if (Array.isArray(r.m)) {
+          state.messages = r.m.slice();
+          state.transcript = true;
+        }
         state.streaming = undefined;
         state.calls = new Map();
         break;

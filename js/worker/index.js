@@ -5,9 +5,12 @@
 // from the events the worker posts (what changed since the last event), and
 // runs the tools, hooks and listeners the app gave it when the worker asks.
 import { TAG, EXPLICIT, HOOKS, Refs, pack, unpack, packError, unpackError } from "./protocol.js";
+import { WORKER_EXTENSION } from "./extensions.js";
 // The rules the in-page Agent uses, from the same files (pkg/snippets; they load no wasm).
-import { EMPTY_USAGE } from "../../src/js/events.js";
+import { EMPTY_USAGE, evAgentEnd, evAgentStart, evMessageEnd, evMessageStart, evTurnEnd, evTurnStart } from "../../src/js/events.js";
 import { defaultConvertToLlm } from "../../src/agent_loop/loop.js";
+import { promptMessages } from "../../src/agent/options.js";
+import { unansweredEvents, unansweredToolCalls } from "../../src/agent/failure.js";
 import {
   createAgentState, STATE_INTERNALS, getSnapshot, subscribeState, reduce, resetState, startRunState, finishRunState,
   isStreamDelta, RUN_TOOL_CALL, WRAP_BEFORE_TOOL_CALL,
@@ -85,6 +88,8 @@ export class WorkerAgent {
   /** Tool calls run outside a run (`RUN_TOOL_CALL`), by id: their promise's settlers. */
   #toolRuns = new Map();
   #toolRunId = 0;
+  /** Extensions' main-thread halves, by name (extensions.js). */
+  #extensions = new Map();
 
   constructor(options) {
     if (options == null || typeof options !== "object") throw new TypeError("WorkerAgentOptions must be an object");
@@ -273,6 +278,7 @@ export class WorkerAgent {
         workerOptions: this.#workerOptions,
       },
     });
+    for (const half of this.#extensions.values()) half.started();
   }
   #dead;
   // Until the worker says it listens (a module worker whose imports await misses earlier messages).
@@ -308,6 +314,7 @@ export class WorkerAgent {
     this.#calls.clear();
     for (const t of this.#toolRuns.values()) t.reject(error);
     this.#toolRuns.clear();
+    for (const half of this.#extensions.values()) half.stopped?.(error);
     const run = this.#run;
     if (!run) return;
     // Queued events from the dead worker are delivered first, then the failure, as a failed run in the page ends.
@@ -316,17 +323,9 @@ export class WorkerAgent {
     this.#queue.length = 0;
     this.#queue.push(...rest);
     this.#qi = 0;
-    const m = this.state.model;
-    const failure = {
-      role: "assistant", content: [{ type: "text", text: "" }], api: m.api, provider: m.provider, model: m.id,
-      usage: EMPTY_USAGE, stopReason: run.controller.signal.aborted ? "aborted" : "error",
-      errorMessage: error.message, timestamp: Date.now(),
-    };
-    const queuedEnd = this.#queue.some((e) => e.event?.type === "agent_end" || (Array.isArray(e.item) && e.item[1]?.[1] === "agent_end"));
-    if (!run.ended && !queuedEnd) {
-      this.#queue.push({ event: { type: "message_start", message: failure } }, { event: { type: "message_end", message: failure } },
-        { event: { type: "turn_end", message: failure, toolResults: [] } }, { event: { type: "agent_end", messages: [failure] } });
-    }
+    // The failure's events are made when the dead worker's queued events have been delivered: they
+    // depend on what those were.
+    this.#queue.push({ failed: { error, run } });
     this.#queue.push({ done: { id: run.id, ok: true } });
     if (!this.#busy) this.#pump();
   }
@@ -349,6 +348,9 @@ export class WorkerAgent {
       case "kept":
         this.#refs.settle();
         return;
+      case "ext":
+        this.#extensions.get(msg.name)?.message(msg.v);
+        return;
       case "toolRan": {
         const t = this.#toolRuns.get(msg.id);
         if (!t) return;
@@ -361,6 +363,9 @@ export class WorkerAgent {
         }
         return;
       }
+      case "ext":
+        this.#extensions.get(msg.name)?.message(msg.v);
+        return;
       case "fatal":
         this.#fail(unpackError(msg.error) ?? new Error("pi-agent-wasm: the agent's worker failed"));
         return;
@@ -398,7 +403,54 @@ export class WorkerAgent {
     q.length = 0;
     this.#qi = 0;
   }
+  /**
+   * The events that end `run`, whose worker failed with `error`, as a run in the page ends when its
+   * stream function fails: what the worker never delivered of its beginning (`agent_start`,
+   * `turn_start`, the prompt's messages), an error result for each tool call of the last answer
+   * left without one (as a failed run of the in-page Agent, src/agent/failure.js), the failure (the
+   * answer streaming then, without its unfinished tool calls, or a new assistant message with
+   * `stopReason: "error"`), `turn_end` and `agent_end`.
+   */
+  #failure(error, run) {
+    if (run.ended) return [];
+    const events = [];
+    const added = [];
+    const add = (message) => (added.push(message), events.push(evMessageStart(message), evMessageEnd(message)));
+    if (!run.began) events.push(evAgentStart());
+    if (!run.turn) events.push(evTurnStart());
+    if (run.kind === "prompt" && run.messages.length === 0) for (const message of promptMessages(...run.input)) add(message);
+    const stopReason = run.controller.signal.aborted ? "aborted" : "error";
+    const streaming = this.#partial;
+    let failure;
+    if (streaming) {
+      const content = Array.isArray(streaming.content) ? streaming.content.filter((b) => b?.type !== "toolCall") : [];
+      failure = { ...streaming, content, stopReason, errorMessage: error.message };
+      added.push(failure);
+      events.push(evMessageEnd(failure));
+    } else {
+      const m = this.state.model;
+      failure = {
+        role: "assistant", content: [{ type: "text", text: "" }], api: m.api, provider: m.provider, model: m.id,
+        usage: EMPTY_USAGE, stopReason, errorMessage: error.message, timestamp: Date.now(),
+      };
+      for (const call of unansweredToolCalls(this.state.messages)) {
+        for (const event of unansweredEvents(call, failure, this.state.pendingToolCalls)) {
+          if (event.type === "message_end") added.push(event.message);
+          events.push(event);
+        }
+      }
+      add(failure);
+    }
+    events.push(evTurnEnd(failure, []), evAgentEnd([...run.messages, ...added]));
+    return events;
+  }
   #process(entry) {
+    if (entry.failed) {
+      const { error, run } = entry.failed;
+      // In place, after this entry: #pump goes on with them.
+      this.#queue.splice(this.#qi + 1, 0, ...this.#failure(error, run).map((event) => ({ event })));
+      return;
+    }
     if (entry.call) return void this.#call(entry.call);
     if (entry.done) return void this.#finish(entry.done);
     if (entry.event) return this.#deliver(entry.event);
@@ -572,15 +624,24 @@ export class WorkerAgent {
   /** The in-page Agent's reducer, plus what the page's side keeps: its queues, the worker's transcript, the run's end. */
   #reduce(event) {
     reduce(this.state, event);
+    const run = this.#run;
     switch (event.type) {
       case "message_start":
         this.#dequeue(event.message);
         break;
       case "message_end":
         this.#mirror?.push(event.message);
+        run?.messages.push(event.message);
+        break;
+      case "agent_start":
+        if (run) run.began = true;
+        break;
+      case "turn_start":
+      case "turn_end":
+        if (run) run.turn = event.type === "turn_start";
         break;
       case "agent_end":
-        if (this.#run) this.#run.ended = true;
+        if (run) run.ended = true;
         break;
     }
   }
@@ -715,7 +776,8 @@ export class WorkerAgent {
     const promise = new Promise((res, rej) => ((resolve = res), (reject = rej)));
     const idlePromise = new Promise((res) => (idle = res));
     const id = ++this.#runId;
-    this.#run = { id, controller, signal: controller.signal, resolve, reject, idle, idlePromise };
+    // What was delivered of it (see `#failure`): began, a turn open, its messages, ended.
+    this.#run = { id, kind, input, controller, signal: controller.signal, resolve, reject, idle, idlePromise, began: false, turn: false, messages: [], ended: false };
     startRunState(this.state);
     if (this.#dead || !this.#worker) {
       this.#fail(this.#dead ?? new Error("pi-agent-wasm: the agent's worker is not running"));
@@ -751,6 +813,11 @@ export class WorkerAgent {
     };
     send();
   }
+  /** The seam of optional entries with a half in the worker (extensions.js). */
+  [WORKER_EXTENSION](name, half) {
+    this.#extensions.set(name, half);
+    return (v) => this.#post({ op: "ext", name, v });
+  }
   /** The seam pi-agent-wasm/session wraps `beforeToolCall` through (src/agent/state.js). */
   [WRAP_BEFORE_TOOL_CALL](wrap) {
     this.#wrapBefore = wrap;
@@ -768,6 +835,11 @@ export class WorkerAgent {
       if (signal?.aborted) abort();
       else signal?.addEventListener("abort", abort, { once: true });
     });
+  }
+  /** The seam of optional entries with a half in the worker (extensions.js). */
+  [WORKER_EXTENSION](name, half) {
+    this.#extensions.set(name, half);
+    return (v) => this.#post({ op: "ext", name, v });
   }
   waitForIdle() {
     return this.#run?.idlePromise ?? Promise.resolve();

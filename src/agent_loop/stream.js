@@ -170,5 +170,13 @@ class StreamReader {
   }
 }
 
-/** `partial` as the response of a request ended by the abort (the stream's own `stopReason` and `errorMessage` replaced). */
-export const abortedMessage = (partial, errorMessage) => ({ ...partial, stopReason: "aborted", errorMessage });
+/**
+ * `partial` as the response of a request ended by the abort (the stream's own `stopReason` and
+ * `errorMessage` replaced), with copies of its content blocks: a stream that ignored the abort may
+ * go on changing its own, which would change the transcript after the run.
+ */
+export const abortedMessage = (partial, errorMessage) => {
+  const content = partial?.content;
+  const copy = Array.isArray(content) ? content.map((b) => (b !== null && typeof b === "object" ? { ...b } : b)) : content;
+  return { ...partial, content: copy, stopReason: "aborted", errorMessage };
+};

@@ -8,10 +8,11 @@
 import { chromium } from "playwright-core";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium.mjs";
 
-const IMPLS = ["worker", "ours", "reference"];
+// "session": ours in a Worker with pi-agent-wasm/session attached (IndexedDB, its writer in the worker),
+// the main thread's CPU until the session's writes landed (S1 only).
 export const WORKER_JOBS = [
-  { id: "S1", params: { deltas: 20_000, size: 50 }, divisor: 20_000, label: "S1 through an Agent: 20,000 text deltas × 50 chars, listener reads event.message" },
-  { id: "S4a", params: { variant: "s4a" }, warmParams: { variant: "s4a-warm" }, divisor: 20_000, label: "S4a through an Agent: streamProxy, 20,000 text deltas from 127.0.0.1, listener reads event.message" },
+  { id: "S1", impls: ["worker", "session", "ours", "reference"], params: { deltas: 20_000, size: 50 }, divisor: 20_000, label: "S1 through an Agent: 20,000 text deltas × 50 chars, listener reads event.message" },
+  { id: "S4a", impls: ["worker", "ours", "reference"], params: { variant: "s4a" }, warmParams: { variant: "s4a-warm" }, divisor: 20_000, label: "S4a through an Agent: streamProxy, 20,000 text deltas from 127.0.0.1, listener reads event.message" },
 ];
 
 export async function workerBench(base, { runs = 7, warm = 3, log = () => {} } = {}) {
@@ -37,8 +38,9 @@ export async function workerBench(base, { runs = 7, warm = 3, log = () => {} } =
         const check = await page.evaluate(([i, s, p]) => window.bench.run(i, s, p), [impl, job.id, params]);
         return { cpu: marks.end - marks.start, check };
       };
+      const IMPLS = job.impls;
       for (let w = 0; w < warm; w++) for (const impl of IMPLS) await once(impl, job.warmParams ?? job.params);
-      const samples = { worker: [], ours: [], reference: [] };
+      const samples = Object.fromEntries(IMPLS.map((i) => [i, []]));
       const checks = {};
       for (let r = 0; r < runs; r++) {
         const order = r % 2 === 0 ? IMPLS : [...IMPLS].reverse();
@@ -61,7 +63,8 @@ export async function workerBench(base, { runs = 7, warm = 3, log = () => {} } =
       const raw = Object.fromEntries(IMPLS.map((i) => [i, (med(samples[i]) / job.divisor) * 1e6]));
       const perDelta = Object.fromEntries(IMPLS.map((i) => [i, ((med(samples[i]) - markCost) / job.divisor) * 1e6]));
       rows.push({ job, samples, checks, perDelta, raw, markCost });
-      log(`worker ${job.id}: µs of main-thread CPU per delta, marks (${(markCost * 1e3).toFixed(2)} ms a run) taken off: worker ${perDelta.worker.toFixed(3)}, ours in page ${perDelta.ours.toFixed(3)}, reference ${perDelta.reference.toFixed(3)} (worker/reference ${(perDelta.worker / perDelta.reference).toFixed(3)}; with the marks ${(raw.worker / raw.reference).toFixed(3)})`);
+      const session = perDelta.session === undefined ? "" : `, worker with a session ${perDelta.session.toFixed(3)} (/reference ${(perDelta.session / perDelta.reference).toFixed(3)}; with the marks ${(raw.session / raw.reference).toFixed(3)})`;
+      log(`worker ${job.id}: µs of main-thread CPU per delta, marks (${(markCost * 1e3).toFixed(2)} ms a run) taken off: worker ${perDelta.worker.toFixed(3)}, ours in page ${perDelta.ours.toFixed(3)}, reference ${perDelta.reference.toFixed(3)} (worker/reference ${(perDelta.worker / perDelta.reference).toFixed(3)}; with the marks ${(raw.worker / raw.reference).toFixed(3)})${session}`);
     }
     if (errors.length) throw errors[0];
     return { rows, version: browser.version(), markdown: render(rows) };
@@ -72,12 +75,14 @@ export async function workerBench(base, { runs = 7, warm = 3, log = () => {} } =
 
 function render(rows) {
   const L = [
-    "| scenario (Chromium, main thread only; the marks' own cost taken off) | ours in a Worker | ours in the page | reference in the page | Worker / reference | page / reference | Worker / reference with the marks |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+    "| scenario (Chromium, main thread only; the marks' own cost taken off) | ours in a Worker | ours in a Worker with a session | ours in the page | reference in the page | Worker / reference | Worker with a session / reference | page / reference | Worker / reference with the marks |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const { job, perDelta: p, raw } of rows) {
-    L.push(`| ${job.label} | ${p.worker.toFixed(3)} µs | ${p.ours.toFixed(3)} µs | ${p.reference.toFixed(3)} µs | ${(p.worker / p.reference).toFixed(3)} | ${(p.ours / p.reference).toFixed(2)} | ${(raw.worker / raw.reference).toFixed(3)} |`);
+    const session = p.session === undefined ? ["–", "–"] : [`${p.session.toFixed(3)} µs`, `${(p.session / p.reference).toFixed(3)} (with the marks ${(raw.session / raw.reference).toFixed(3)})`];
+    L.push(`| ${job.label} | ${p.worker.toFixed(3)} µs | ${session[0]} | ${p.ours.toFixed(3)} µs | ${p.reference.toFixed(3)} µs | ${(p.worker / p.reference).toFixed(3)} | ${session[1]} | ${(p.ours / p.reference).toFixed(2)} | ${(raw.worker / raw.reference).toFixed(3)} |`);
   }
+  L.push("", "With a session: pi-agent-wasm/session attached to the WorkerAgent with `indexedDBStore()` (its writer runs in the worker), the main thread's CPU from `prompt()` until `session.flush()` resolved (the writes landed).");
   L.push("", `The marks (two CDP round trips, measured alone between the runs: ${rows.map(({ job, markCost }) => `${job.id} ${(markCost * 1e3).toFixed(2)} ms`).join(", ")} a run) are taken off every column.`);
   return L.join("\n");
 }

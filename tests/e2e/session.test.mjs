@@ -65,29 +65,40 @@ test("the demo survives reloads and replays an exported run", { timeout: 300_000
 	});
 
 	let logPath;
-	await t.test("Export run downloads the log of this page's runs", async () => {
+	await t.test("Export run downloads the log of this page's runs, an aborted long task included", async () => {
 		await sendPrompt(page, "hello");
+		await waitIdle(page);
+		await sendPrompt(page, "run a long task for 10 seconds");
+		await page.waitForSelector('[data-testid="tool-card"][data-tool="long_task"][data-status="running"] [data-testid="tool-progress"]');
+		await page.waitForTimeout(600);
+		await page.click('[data-testid="abort"]');
 		await waitIdle(page);
 		const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="export-run"]')]);
 		logPath = await download.path();
 		const log = JSON.parse(readFileSync(logPath, "utf8"));
 		assert.equal(log.pi, "replay");
-		assert.equal(log.v, 1);
-		assert.equal(log.requests.length, 1);
-		assert.deepEqual(log.inputs.map((i) => i.op), ["prompt"]);
+		assert.equal(log.v, 2);
+		// hello; the long task's call; the request after its aborted result (which ends the run)
+		assert.equal(log.requests.length, 3);
+		// The conversation this page restored, then the two prompts and the abort.
+		assert.deepEqual(log.inputs.map((i) => i.op).filter((op) => op !== "model" && op !== "clearAllQueues"), ["messages", "prompt", "prompt", "abort"]);
+		assert.match(log.calls.at(-1).error, /^Demo task aborted after \d+\.\d s \(step \d+ of 40\)$/);
 	});
 
-	await t.test("Replay opens the log and plays it", async () => {
+	await t.test("Replay opens the log and plays it, the long task's own abort result included", async () => {
 		const before = await page.locator('[data-testid="assistant-text"]').allInnerTexts();
+		const tasks = await page.locator('[data-testid="tool-card"][data-tool="long_task"] [data-testid="tool-result"]').allInnerTexts();
 		await page.setInputFiles('[data-testid="replay-file"]', logPath);
 		await page.waitForURL(/\?replay/);
 		await page.waitForSelector('[data-testid="session-status"][data-replay="done"]', { timeout: 60_000 });
 		assert.equal(await count('[data-testid="session-error"]'), 0);
 		assert.deepEqual(await page.locator('[data-testid="assistant-text"]').allInnerTexts(), before);
+		assert.deepEqual(await page.locator('[data-testid="tool-card"][data-tool="long_task"] [data-testid="tool-result"]').allInnerTexts(), tasks);
+		assert.match(tasks.at(-1), /^Demo task aborted after \d+\.\d s \(step \d+ of 40\)$/);
 		await shot(page, "replayed");
 		await page.click('[data-testid="exit-replay"]');
 		await page.waitForSelector('[data-testid="session-status"]');
-		assert.equal(await count('[data-testid="user-message"]'), 4, "the saved conversation is still there");
+		assert.equal(await count('[data-testid="user-message"]'), 5, "the saved conversation is still there");
 	});
 
 	await t.test("no page errors, no console errors, no failed requests", async () => {

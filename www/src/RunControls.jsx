@@ -9,15 +9,8 @@ export function useDurable(durable) {
 
 export function RunControls({ durable, status }) {
 	const fileRef = useRef(null);
-	if (status.mode === "off") {
-		return (
-			<span className="run-controls" data-testid="run-controls">
-				<span className="badge" data-testid="session-status" data-role="off" title="Sessions and run logs wrap the agent's stream function, which runs in the Worker">
-					Not saved across reloads in a Worker
-				</span>
-			</span>
-		);
-	}
+	// Without a recorder for this agent, there is no run to export and no replay to open.
+	const unrecorded = status.recording === false ? `Runs of this agent are not recorded: ${status.recordingError}` : undefined;
 	const label =
 		status.mode === "replay"
 			? { playing: "Replaying a recorded run…", done: "Replay finished", diverged: "Replay diverged", failed: "Replay failed" }[status.replay] ?? "Replay"
@@ -40,7 +33,7 @@ export function RunControls({ durable, status }) {
 					{status.error}
 				</span>
 			)}
-			<button className="link" data-testid="export-run" onClick={() => durable.exportRun()} title="Download the log of this page's runs">
+			<button className="link" data-testid="export-run" disabled={Boolean(unrecorded)} onClick={() => durable.exportRun()} title={unrecorded ?? "Download the log of this page's runs"}>
 				Export run
 			</button>
 			{status.mode === "replay" ? (
@@ -48,7 +41,7 @@ export function RunControls({ durable, status }) {
 					Back to the chat
 				</button>
 			) : (
-				<button className="link" data-testid="replay" onClick={() => fileRef.current?.click()} title="Play a run log exported earlier">
+				<button className="link" data-testid="replay" disabled={Boolean(unrecorded)} onClick={() => fileRef.current?.click()} title={unrecorded ?? "Play a run log exported earlier"}>
 					Replay
 				</button>
 			)}

@@ -1,10 +1,9 @@
 // The demo's durable session and run recording (pi-agent-wasm/session and pi-agent-wasm/replay):
-// the conversation is kept in IndexedDB across reloads, every run of this page is recorded for
-// "Export run", and a page opened with ?replay plays a log chosen with "Replay" instead of
-// talking to the model.
+// the conversation is kept in IndexedDB across reloads (with the agent in a Worker, the session
+// writes from the worker), every run of this page is recorded for "Export run", and a page opened
+// with ?replay plays a log chosen with "Replay" instead of talking to the model.
 import { attachSession } from "pi-agent-wasm/session";
 import { createRecorder, createReplay } from "pi-agent-wasm/replay";
-import { runsInWorker } from "./workerMode.jsx";
 
 const SESSION_ID = "demo-chat";
 const REPLAY_KEY = "pi-agent-wasm-demo:replay-log";
@@ -40,15 +39,20 @@ export function createDurable(chat) {
 }
 
 function makeDurable(chat) {
-	// The session and the recorder wrap the agent's stream function and hooks, which a WorkerAgent keeps in its
-	// worker: with the agent in a Worker the demo keeps no session (the header says so).
-	if (runsInWorker()) {
-		const status = createStore({ mode: "off", role: "off", error: null, replay: null });
-		return { status, start: () => () => {}, exportRun() {}, async openReplay() {}, exitReplay() {} };
+	const status = createStore({ mode: replayMode() ? "replay" : "live", role: "starting", error: null, replay: null, recording: null });
+	let recorder = null;
+	if (status.get().mode === "live") {
+		try {
+			recorder = createRecorder();
+			recorder.attach(chat.agent);
+			status.set({ recording: true });
+		} catch (err) {
+			// A recorder that cannot follow this kind of agent: the chat still works and is saved; its runs are not
+			// recorded, and the header says why.
+			recorder = null;
+			status.set({ recording: false, recordingError: err.message });
+		}
 	}
-	const status = createStore({ mode: replayMode() ? "replay" : "live", role: "starting", error: null, replay: null });
-	const recorder = status.get().mode === "live" ? createRecorder() : null;
-	recorder?.attach(chat.agent);
 
 	function startLive() {
 		let session;

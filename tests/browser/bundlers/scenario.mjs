@@ -39,8 +39,17 @@ function run(pkg) {
   agent.clearFollowUpQueue();
   early.cleared = !agent.hasQueuedMessages();
   early.state = agent.state.messages.length;
+  // A wrapper on the agent's own property, as pi-agent-wasm/session and /replay wrap prompt():
+  // a prompt made before the module is ready goes through it once.
+  let promptCalls = 0;
+  const prompt = agent.prompt;
+  agent.prompt = function (...args) {
+    promptCalls++;
+    return prompt.apply(this, args);
+  };
   return agent.prompt("hello").then(() => ready).then(() => ({
     early,
+    promptCalls,
     roles: agent.state.messages.map((m) => m.role),
     answer: agent.state.messages.at(-1).content[0].text,
     agentEnds: events.filter((t) => t === "agent_end").length,
@@ -52,6 +61,7 @@ function run(pkg) {
 /** What `run()` resolves with. */
 export const EXPECTED = {
   early: { queued: true, mode: "one-at-a-time", idle: true, cleared: true, state: 1 },
+  promptCalls: 1,
   roles: ["system", "user", "assistant", "toolResult", "assistant"],
   answer: "got echo:ping",
   agentEnds: 1,

@@ -16,6 +16,10 @@ const TOOLS = [
     execute: async (id, { path }) => ({ content: [{ type: "text", text: `page ${path}` }], details: {} }) },
 ];
 
+// Runs before the session's own pagehide handler (registered first): a test makes a write be in
+// flight when the session writes what it has batched.
+addEventListener("pagehide", () => window.beforeHide?.());
+
 window.approvals = [];
 window.errors = [];
 window.setup = async ({ id = "test", store: kind = "idb", flushMs, worker = false } = {}) => {
@@ -33,14 +37,21 @@ window.setup = async ({ id = "test", store: kind = "idb", flushMs, worker = fals
   }
   const options = {
     initialState: { systemPrompt: "You are a test.", model: MODEL, tools: TOOLS },
-    beforeToolCall: ({ toolCall }) =>
-      toolCall.name !== "fetch" ? undefined : new Promise((resolve) => window.approvals.push({ id: toolCall.id, approve: () => resolve(undefined) })),
+    // A dialog per call of `fetch`; it closes (`cancelled`) when the call's signal aborts.
+    beforeToolCall: ({ toolCall }, signal) =>
+      toolCall.name !== "fetch" ? undefined : new Promise((resolve) => {
+        const entry = { id: toolCall.id, approve: () => resolve(undefined), cancelled: false };
+        signal?.addEventListener("abort", () => (entry.cancelled = true));
+        window.approvals.push(entry);
+      }),
   };
   // The WorkerAgent's tools and hooks stay in the page; its stream function is the worker's.
   const agent = worker
     ? new WorkerAgent({ ...options, worker: () => new Worker(new URL("./session-worker.mjs", import.meta.url), { type: "module" }) })
     : new Agent({ ...options, streamFn });
   const session = await attachSession(agent, { id, store, flushMs, onError: (e) => window.errors.push(`${e.name}: ${e.message}`) });
+  // After the session's own pagehide handler: what a page's teardown does to a run (its fetch aborted).
+  addEventListener("pagehide", () => window.abortOnHide && agent.abort());
   window.agent = agent;
   window.session = session;
   window.runs = [];
@@ -61,6 +72,7 @@ window.setup = async ({ id = "test", store: kind = "idb", flushMs, worker = fals
     pendingCalls: session.pendingCalls.map((p) => p.toolCall.id),
     errors: window.errors,
     approvals: window.approvals.map((a) => a.id),
+    cancelled: window.approvals.filter((a) => a.cancelled).map((a) => a.id),
   });
   return window.view();
 };

@@ -15,6 +15,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const PKG = process.env.PI_BROWSER_PKG_DIR ? resolve(process.env.PI_BROWSER_PKG_DIR) : join(REPO, "pkg");
 const HERE = fileURLToPath(new URL("./", import.meta.url));
+const SUPPORT = fileURLToPath(new URL("../../support/", import.meta.url));
 // A missing build fails the tests instead of skipping them.
 if (!existsSync(join(PKG, "session/index.js"))) throw new Error("pkg/ has no session.js (run node scripts/build.mjs)");
 const MIME = { ".html": "text/html", ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm" };
@@ -25,7 +26,7 @@ let browser;
 before(async () => {
   server = http.createServer((req, res) => {
     const path = decodeURIComponent(req.url.split("?")[0]);
-    const [root, rest] = path.startsWith("/pkg/") ? [PKG, path.slice(5)] : [HERE, path.slice(1)];
+    const [root, rest] = path.startsWith("/pkg/") ? [PKG, path.slice(5)] : path.startsWith("/support/") ? [SUPPORT, path.slice(9)] : [HERE, path.slice(1)];
     const file = resolve(root, rest);
     if (!file.startsWith(resolve(root) + sep) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404);
@@ -87,6 +88,20 @@ for (const worker of [false, true]) {
     await context.close();
   });
 
+  test(`${name}reload mid-stream while the page's teardown ends the run: the answer is still restored as interrupted`, async () => {
+    const context = await browser.newContext();
+    const { page } = await open(context, o("teardown"));
+    await page.evaluate(() => window.run("long story"));
+    await until(page, () => window.agent.state.streamingMessage?.content?.[0]?.text.length > 100);
+    // As a real page's streamProxy fetch is aborted as the page unloads: the run ends (aborted) after pagehide.
+    await page.evaluate(() => (window.abortOnHide = true));
+    const v = await reload(page, o("teardown"));
+    assert.deepEqual(roles(v), ["system", "user", "assistant"]);
+    assert.match(v.messages[2].errorMessage, /^Interrupted: the page was closed or reloaded/);
+    assert.equal(v.interrupted, true);
+    await context.close();
+  });
+
   test(`${name}reload mid-tool: the running call gets exactly one interrupted result`, async () => {
     const context = await browser.newContext();
     const { page } = await open(context, o("mid-tool"));
@@ -128,6 +143,64 @@ for (const worker of [false, true]) {
     assert.deepEqual(done.messages.slice(2).map((m) => [m.role, m.text]), [["assistant", "calling"], ["toolResult", "page /about.txt"], ["assistant", "after tools"]]);
     const reloaded = await reload(page, o("approval"));
     assert.deepEqual(reloaded.messages, done.messages);
+    await context.close();
+  });
+
+  test(`${name}reload during an approval, then a new prompt: the dialog closes, the call is declined, every request is valid`, async () => {
+    const context = await browser.newContext();
+    const { page } = await open(context, o("approval-prompt"));
+    await page.evaluate(() => window.run("fetch the page"));
+    await until(page, () => window.approvals.length === 1);
+    const v = await reload(page, o("approval-prompt"));
+    assert.deepEqual(v.pendingApprovals, ["fetch-1"]);
+    // The dialog comes back (as the demo does), and the user types something else instead.
+    await page.evaluate(() => { window.resumed = window.session.resume(); });
+    await until(page, () => window.approvals.length === 1);
+    await page.evaluate(() => window.run("what is 2+2?"));
+    await until(page, () => window.agent.state.messages.length === 6 && !window.agent.state.isStreaming);
+    await page.evaluate(() => window.resumed);
+    const done = await view(page);
+    assert.deepEqual(done.cancelled, ["fetch-1"]);
+    assert.deepEqual(done.messages.slice(2).map((m) => [m.role, m.text]), [
+      ["assistant", "calling"],
+      ["toolResult", "Not run: the user sent a new message instead of approving this call"],
+      ["user", "what is 2+2?"],
+      ["assistant", "ok: what is 2+2?"],
+    ]);
+    await page.evaluate(() => window.session.flush());
+    const reloaded = await reload(page, o("approval-prompt"));
+    assert.deepEqual(reloaded.messages, done.messages);
+    assert.deepEqual(reloaded.pendingCalls, []);
+    await context.close();
+  });
+
+  // With an Agent, the page writes. (A WorkerAgent's worker writes, and ends with its page; what matters there, an
+  // approval written before the page is asked, is in "reload during an approval".)
+  if (!worker) test("a write asked for while another is in flight begins at once (a pagehide write would otherwise never start)", async () => {
+    const context = await browser.newContext();
+    const { page } = await open(context, o("in-flight"));
+    // Two writes in one task: the second must begin (its IndexedDB transaction made) before the first lands, as
+    // a write asked for in pagehide must: the page is gone before the first one's result comes back.
+    const begun = await page.evaluate(() => {
+      let transactions = 0;
+      const transaction = IDBDatabase.prototype.transaction;
+      IDBDatabase.prototype.transaction = function (...args) {
+        transactions++;
+        return transaction.apply(this, args);
+      };
+      const say = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 1 });
+      window.agent.state.messages = [...window.agent.state.messages, say("first")];
+      window.written = [window.session.flush()];
+      const afterFirst = transactions;
+      window.agent.state.messages = [...window.agent.state.messages, say("second")];
+      window.written.push(window.session.flush());
+      IDBDatabase.prototype.transaction = transaction;
+      return [afterFirst, transactions];
+    });
+    assert.deepEqual(begun, [1, 2]);
+    await page.evaluate(() => Promise.all(window.written));
+    const v = await reload(page, o("in-flight"));
+    assert.deepEqual(v.messages.map((m) => m.text).slice(1), ["first", "second"]);
     await context.close();
   });
 
@@ -182,6 +255,50 @@ for (const worker of [false, true]) {
     await context.close();
   });
 }
+
+test("WorkerAgent: the session writes from the worker: the page adds no IndexedDB row while an answer streams, and a reload restores it", async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id: "in-worker", worker: true });
+  // Counts the rows this page (not its worker) adds to IndexedDB from now on.
+  await page.evaluate(() => {
+    window.pageAdds = 0;
+    const add = IDBObjectStore.prototype.add;
+    IDBObjectStore.prototype.add = function (...args) {
+      window.pageAdds++;
+      return add.apply(this, args);
+    };
+  });
+  await page.evaluate(() => window.run("big answer"));
+  await until(page, () => window.agent.state.messages.length === 3 && !window.agent.state.isStreaming);
+  await page.evaluate(() => window.session.flush());
+  assert.equal(await page.evaluate(() => window.pageAdds), 0);
+  const rows = await rowLengths(page, "in-worker");
+  assert.ok(rows.length > 4, `the answer was written over ${rows.length} rows`);
+  const v = await reload(page, { id: "in-worker", worker: true });
+  assert.equal(v.dropped, 0);
+  assert.equal(await page.evaluate(() => window.agent.state.messages[2].content[0].text === window.BIG), true);
+  await context.close();
+});
+
+test("WorkerAgent: after its worker is terminated mid-answer, the fresh worker goes on writing the session", async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id: "fresh-worker", worker: true });
+  await page.evaluate(() => window.run("long story"));
+  await until(page, () => window.agent.state.streamingMessage?.content?.[0]?.text.length > 100);
+  await page.evaluate(() => window.agent.terminate());
+  await until(page, () => !window.agent.state.isStreaming);
+  await page.evaluate(() => window.run("after the failure"));
+  await until(page, () => window.agent.state.messages.length === 5 && !window.agent.state.isStreaming);
+  await page.evaluate(() => window.session.flush());
+  const before = await view(page);
+  assert.deepEqual(before.messages.slice(1).map((m) => [m.role, m.stopReason ?? null]), [
+    ["user", null], ["assistant", "error"], ["user", null], ["assistant", "stop"],
+  ]);
+  const v = await reload(page, { id: "fresh-worker", worker: true });
+  assert.deepEqual(v.messages, before.messages);
+  assert.deepEqual(v.errors, []);
+  await context.close();
+});
 
 test("a following tab reads each character of the leader's log once, and shows what the leader has", async () => {
   const context = await browser.newContext();
@@ -321,6 +438,45 @@ test("two stores on one database append to one session in turn (as two tabs do w
   const want = "1 2 3 " + "x".repeat(70_000) + " 4";
   assert.equal(got[0], want);
   assert.equal(got[1], want);
+  await context.close();
+});
+
+test("a row deleted in the middle of the IndexedDB log: reported, what precedes it restored, the log repaired", async () => {
+  const context = await browser.newContext();
+  const { page } = await open(context, { id: "deleted-row" });
+  for (const [i, text] of ["one", "two", "three"].entries()) {
+    await page.evaluate((t) => window.run(t), text);
+    await until(page, (n) => window.agent.state.messages.length === n && !window.agent.state.isStreaming, 3 + 2 * i);
+    await page.evaluate(() => window.session.flush());
+  }
+  // The row holding the second prompt goes (as a browser's storage cleanup or a bug might take one).
+  const deleted = await page.evaluate(async (id) => {
+    const db = await new Promise((resolve, reject) => {
+      const r = indexedDB.open("session-test");
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    const range = IDBKeyRange.bound([id, -Infinity], [id, Infinity]);
+    const store = () => db.transaction("rows", "readwrite").objectStore("rows");
+    const [rows, keys] = await Promise.all([store().getAll(range), store().getAllKeys(range)].map((r) => new Promise((resolve) => (r.onsuccess = () => resolve(r.result)))));
+    const at = rows.findIndex((row) => row.includes('"text":"two"'));
+    await new Promise((resolve) => (store().delete(keys[at]).onsuccess = resolve));
+    db.close();
+    return { at, rows: rows.length };
+  }, "deleted-row");
+  assert.ok(deleted.at > 0 && deleted.at < deleted.rows - 1, JSON.stringify(deleted));
+  const v = await reload(page, { id: "deleted-row" });
+  assert.deepEqual(v.messages.map((m) => m.text).slice(1), ["one", "ok: one"]);
+  assert.ok(v.dropped > 0);
+  assert.equal(v.errors.length, 1);
+  assert.match(v.errors[0], /^SessionLogError: session "deleted-row": records? \d+.* missing; restored the records before it/);
+  await page.evaluate(() => window.run("four"));
+  await until(page, () => window.agent.state.messages.length === 5 && !window.agent.state.isStreaming);
+  await page.evaluate(() => window.session.flush());
+  const again = await reload(page, { id: "deleted-row" });
+  assert.deepEqual(again.messages.map((m) => m.text).slice(1), ["one", "ok: one", "four", "ok: four"]);
+  assert.equal(again.dropped, 0);
+  assert.deepEqual(again.errors, []);
   await context.close();
 });
 

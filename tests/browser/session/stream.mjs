@@ -1,6 +1,7 @@
 // The scripted stream function of the session browser tests, for the page's Agent and for the
 // WorkerAgent's worker (session-worker.mjs).
 import { createAssistantMessageEventStream } from "/pkg/index.js";
+import { strictProblems } from "/support/strict-transcript.mjs";
 
 export const MODEL = { id: "m", name: "M", api: "test", provider: "test", baseUrl: "", reasoning: false, input: ["text"],
   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };
@@ -17,7 +18,8 @@ export const LATIN = Array.from({ length: 9000 }, (_, i) => `${i}: "q" \\ é\n{}
 
 // "long …": 400 words, one every 5 ms. "tool …": calls `slow` (never finishes). "fetch …": calls
 // `fetch` (needs approval). "count": how many messages the request has. After a tool result:
-// "after tools". Anything else: "ok: <prompt>".
+// "after tools". Anything else: "ok: <prompt>". A context a strict provider would reject is
+// answered "invalid context: <the first problem>" (the tests' expected answers then differ).
 export function streamFn(model, context) {
   const s = createAssistantMessageEventStream();
   const messages = context.messages;
@@ -37,6 +39,11 @@ export function streamFn(model, context) {
     else if (prompt === "count") text = `count: ${messages.length} messages`;
     else if (prompt.startsWith("fetch")) calls = [{ id: "fetch-1", name: "fetch", args: { path: "/about.txt" } }];
     if (calls.length) text = "calling";
+    const invalid = strictProblems(messages);
+    if (invalid.length > 0) {
+      text = `invalid context: ${invalid[0]}`;
+      calls = [];
+    }
     partial.content.push({ type: "text", text: "" });
     s.push({ type: "text_start", contentIndex: 0, partial });
     for (const word of text === BIG || text === LATIN ? text.match(/[^]{1,997}/gu) : text.split(/(?= )/)) {

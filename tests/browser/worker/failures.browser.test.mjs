@@ -33,7 +33,8 @@ async function failThenRecover({ url, mode, action, recoverMode }) {
 	// After the first worker, the factory's workers get the recovering mode.
 	const events = [];
 	agent.subscribe((ev) => {
-		events.push({ type: ev.type, role: ev.message?.role, stopReason: ev.message?.stopReason, errorMessage: ev.message?.errorMessage });
+		const text = ev.message?.content?.[0]?.text;
+		events.push({ type: ev.type, role: ev.message?.role, stopReason: ev.message?.stopReason, errorMessage: ev.message?.errorMessage, text });
 		if (action === "terminate" && ev.type === "message_update") agent.terminate();
 	});
 	const timeout = new Promise((resolve) => setTimeout(() => resolve("hung"), 10000));
@@ -67,18 +68,27 @@ test("WorkerAgent failures", { timeout: 120_000 }, async (t) => {
 			assert.equal(r.first, "resolved");
 			assert.deepEqual(r.afterFirst.isStreaming, false);
 			assert.equal(r.afterFirst.idle, true);
-			const tail = r.firstEvents.slice(-4);
-			assert.deepEqual(tail.map((e) => e.type), ["message_start", "message_end", "turn_end", "agent_end"]);
-			assert.equal(tail[1].role, "assistant");
-			assert.equal(tail[1].stopReason, "error");
-			assert.match(tail[1].errorMessage, message);
+			const tail = r.firstEvents.slice(-3);
+			assert.deepEqual(tail.map((e) => e.type), ["message_end", "turn_end", "agent_end"]);
+			assert.equal(tail[0].role, "assistant");
+			assert.equal(tail[0].stopReason, "error");
+			assert.match(tail[0].errorMessage, message);
 			assert.match(r.afterFirst.errorMessage, message);
-			assert.equal(r.firstEvents.filter((e) => e.type === "agent_end").length, 1);
+			// As a run in the page: it begins with agent_start and the prompt, and each message that starts ends.
+			const types = r.firstEvents.map((e) => e.type);
+			assert.deepEqual(types.slice(0, 2), ["agent_start", "turn_start"]);
+			// (A worker's own tools are declared by a system message first.)
+			assert.deepEqual(r.firstEvents.filter((e) => e.type === "message_end" && e.role !== "system").map((e) => e.role).slice(0, 1), ["user"]);
+			assert.equal(types.filter((t) => t === "message_start").length, types.filter((t) => t === "message_end").length);
+			assert.equal(types.filter((t) => t === "agent_end").length, 1);
+			assert.equal(r.roles.filter((role) => role !== "system")[0], "user", "the prompt is in the transcript");
 		};
 
 		await t.test("a worker script that cannot load", async () => {
 			const r = await page.evaluate(failThenRecover, { url: "/t/no-such-worker.mjs", mode: "ok", recoverMode: "ok" });
 			failedRun(r, /worker failed/);
+			// Nothing came from the worker: the page delivers the run's whole beginning.
+			assert.deepEqual(r.firstEvents.map((e) => e.type), ["agent_start", "turn_start", "message_start", "message_end", "message_start", "message_end", "turn_end", "agent_end"]);
 			assert.equal(r.second, "resolved");
 			assert.deepEqual(r.secondEvents.map((e) => e.type).at(-1), "agent_end");
 			assert.equal(r.secondEvents.find((e) => e.type === "message_end" && e.role === "assistant").stopReason, "stop");
@@ -88,8 +98,12 @@ test("WorkerAgent failures", { timeout: 120_000 }, async (t) => {
 		await t.test("a worker that throws during a run (a tool blows up the worker)", async () => {
 			const r = await page.evaluate(failThenRecover, { url: "/t/failing-worker.mjs", mode: "crash", recoverMode: "crash" });
 			failedRun(r, /the worker blew up/);
-			// The failed run's tool call got no result in the worker; the transcript keeps what the main thread saw.
-			assert.ok(r.firstEvents.some((e) => e.type === "tool_execution_start"));
+			// The call the worker was running gets its end and an error result, before the failure.
+			const types = r.firstEvents.map((e) => e.type);
+			assert.ok(types.indexOf("tool_execution_end") > types.indexOf("tool_execution_start"));
+			const result = r.firstEvents.find((e) => e.type === "message_end" && e.role === "toolResult");
+			assert.match(result.text, /^Tool call was not completed: the run ended early \(.*the worker blew up/);
+			assert.deepEqual(r.roles.filter((role) => role !== "system").slice(0, 4), ["user", "assistant", "toolResult", "assistant"]);
 			assert.equal(r.workers, 2);
 		});
 
@@ -141,8 +155,8 @@ test("WorkerAgent failures", { timeout: 120_000 }, async (t) => {
 				await q;
 				return { afterFail, events, stillRunning, runs: fresh.sent.filter((m) => m["pi-agent-wasm/worker"].op === "run").length };
 			});
-			assert.equal(r.afterFail, 4);
-			assert.deepEqual(r.events.slice(4), ["agent_start", "agent_end"]);
+			assert.equal(r.afterFail, 8);
+			assert.deepEqual(r.events.slice(8), ["agent_start", "agent_end"]);
 			assert.equal(r.stillRunning, true);
 			assert.equal(r.runs, 1);
 		});

@@ -1,17 +1,16 @@
-// pi-agent-wasm/session and pi-agent-wasm/replay in Node, on pkg/ (memory store; the browser
-// tests use IndexedDB across real reloads): restore mid-stream, mid-tool, during an approval and
-// with queued steering; a store that throws; record and replay, and a diverging replay.
+// pi-agent-wasm/session in Node, on pkg/ (memory store; the browser tests use IndexedDB across
+// real reloads): restore mid-stream, mid-tool, during an approval and with queued steering; a
+// store that throws. Replay has its own tests (tests/js/replay/).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 
 const PKG = new URL("../../../pkg/", import.meta.url);
-const built = existsSync(new URL("session/index.js", PKG)) && existsSync(new URL("replay/index.js", PKG));
+const built = existsSync(new URL("session/index.js", PKG));
 // A missing build fails the tests instead of skipping them.
 if (!built) throw new Error("pkg/ has no session.js (run node scripts/build.mjs)");
 const { Agent, createAssistantMessageEventStream } = built ? await import(new URL("index.js", PKG)) : {};
 const { attachSession, memoryStore, INTERRUPTED_STREAM, INTERRUPTED_TOOL } = built ? await import(new URL("session/index.js", PKG)) : {};
-const { createRecorder, createReplay, ReplayDivergenceError, ReplayLogError } = built ? await import(new URL("replay/index.js", PKG)) : {};
 
 const MODEL = { id: "m", name: "M", api: "test", provider: "test", baseUrl: "", reasoning: false, input: ["text"],
   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };
@@ -259,69 +258,4 @@ test("a finished answer that is not what its deltas streamed is restored as fini
     assert.equal(textOf(b.state.messages[1]), final);
     assert.deepEqual(b.state.messages[1], a.state.messages[1]);
   }
-});
-
-test("record a run with tools, steering and an approval; replay it deterministically in Node", async () => {
-  const recorder = createRecorder();
-  const tools = [tool("calc", async (id, args, signal, onUpdate) => (onUpdate?.(ok("half")), ok("4")))];
-  const a = new Agent({
-    initialState: { systemPrompt: "sys", model: MODEL, tools },
-    streamFn: scripted([{ text: "let me", calls: [{ id: "k1", name: "calc", args: {} }, { id: "k2", name: "calc" }] }, { text: "four" }, { text: "ok" }]),
-    beforeToolCall: async ({ toolCall }) => (toolCall.id === "k2" ? { block: true, reason: "no" } : undefined),
-  });
-  recorder.attach(a);
-  const run = a.prompt("2+2?");
-  await sleep(0);
-  a.followUp({ role: "user", content: [{ type: "text", text: "thanks" }], timestamp: 5 });
-  await run;
-  const log = JSON.parse(recorder.export());
-  assert.equal(log.pi, "replay");
-  assert.equal(log.v, 1);
-  const recorded = a.state.messages.map((m) => [m.role, textOf(m), m.isError ?? null]);
-
-  const b = new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: noStream });
-  const replay = createReplay(log);
-  await replay.play(b);
-  assert.deepEqual(b.state.messages.map((m) => [m.role, textOf(m), m.isError ?? null]), recorded);
-  assert.equal(replay.divergence, undefined);
-
-  // Recorded timing plays the same messages.
-  const c = new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: noStream });
-  await createReplay(JSON.stringify(log), { timing: "recorded", speed: 4 }).play(c);
-  assert.deepEqual(c.state.messages.map((m) => [m.role, textOf(m), m.isError ?? null]), recorded);
-});
-
-test("a replay that diverges fails with an error naming the first difference; other versions are rejected", async () => {
-  const recorder = createRecorder();
-  const a = recorder.attach(new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: scripted([{ text: "hi" }]) }));
-  await a.prompt("hello");
-  const log = recorder.log();
-  const b = new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: noStream });
-  const replay = createReplay(log);
-  replay.attach(b);
-  await b.prompt("goodbye");
-  assert.ok(replay.divergence instanceof ReplayDivergenceError);
-  assert.equal(replay.divergence.request, 0);
-  assert.match(replay.divergence.message, /^Replay diverged at request 1: context\.messages\[1\]: recorded user "hello", got user "goodbye"$/);
-  assert.equal(b.state.messages.at(-1).stopReason, "error");
-  assert.equal(b.state.messages.at(-1).errorMessage, replay.divergence.message);
-  assert.throws(() => createReplay({ ...log, v: 2 }), (e) => e instanceof ReplayLogError && /unsupported replay log version 2/.test(e.message));
-  assert.throws(() => createReplay("{"), ReplayLogError);
-});
-
-test("a run aborted mid-stream replays to the same transcript", async () => {
-  const recorder = createRecorder();
-  const a = recorder.attach(new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: scripted([{ text: "a long answer that gets cut" }, { text: "fine" }]) }));
-  const run = a.prompt("talk");
-  while (!a.state.streamingMessage || textOf(a.state.streamingMessage).length < 8) await sleep(0);
-  a.abort();
-  await run;
-  await a.prompt("again");
-  const shape = (agent) => agent.state.messages.map((m) => [m.role, textOf(m), m.stopReason ?? null]);
-  const recorded = shape(a);
-  assert.equal(recorded[2][2], "aborted");
-  const b = new Agent({ initialState: { systemPrompt: "sys", model: MODEL }, streamFn: noStream });
-  const replay = createReplay(recorder.export());
-  await replay.play(b);
-  assert.deepEqual(shape(b), recorded);
 });

@@ -9,6 +9,7 @@ import {
   foldLog,
   logHeader,
   logLine,
+  numberLine,
   readLog,
   restoreFrom,
 } from "../../../js/session/log.js";
@@ -35,7 +36,10 @@ const STREAMED = [
   { t: "d", e: [["T", 0], ["text", 0, "Once\nupon"], ["K", 1], ["thinking", 1, ""]] },
   { t: "m", m: assistant([{ type: "text", text: "" }, { type: "thinking", thinking: "" }]), s: [[0, 9, " a time — 🦀\n\u2028"], [1, 0, 'hm\n"m"\\']] },
 ];
-const encode = (records) => logHeader() + records.map(logLine).join("");
+const encode = (records) => logHeader() + records.map((r) => logLine(r)).join("");
+// As the session writes a log: each record numbered with its position.
+const numbered = (records, first = 1) => records.map((r, k) => numberLine(logLine(r), first + k));
+const encodeNumbered = (records) => logHeader() + numbered(records).join("");
 
 test("round trip: every record comes back, nothing dropped", () => {
   for (const records of [RECORDS, STREAMED]) {
@@ -44,6 +48,65 @@ test("round trip: every record comes back, nothing dropped", () => {
     assert.equal(log.dropped, 0);
     assert.deepEqual(log.records, records);
   }
+});
+
+test("numbered records round trip; a record missing in the middle stops the reading there, and says which", () => {
+  const all = [...RECORDS, ...STREAMED];
+  const log = readLog(encodeNumbered(all));
+  assert.deepEqual(log.records, all, "the numbers are not part of the records read");
+  assert.equal(log.dropped, 0);
+  assert.equal(log.damage, undefined);
+  const lines = numbered(all);
+  for (const [gone, damage] of [[[4], "record 5 is missing"], [[2, 3, 4], "records 3 to 5 are missing"], [[0], "record 1 is missing"]]) {
+    const kept = lines.filter((_, k) => !gone.includes(k));
+    const text = logHeader() + kept.join("");
+    const read = readLog(text);
+    assert.deepEqual(read.records, all.slice(0, gone[0]), damage);
+    assert.equal(read.damage, damage);
+    assert.equal(read.dropped, kept.slice(gone[0]).join("").length);
+  }
+  // A record twice (a write repeated) is out of place.
+  const twice = readLog(logHeader() + lines.slice(0, 3).join("") + lines[2] + lines.slice(3).join(""));
+  assert.deepEqual(twice.records, all.slice(0, 3));
+  assert.equal(twice.damage, "record 4 is out of place");
+});
+
+test("a damaged record with numbered records after it is damage in the middle; a torn tail is not", () => {
+  const all = [...RECORDS, ...STREAMED];
+  const lines = numbered(all);
+  const garbled = lines.slice();
+  garbled[3] = garbled[3].slice(0, 9) + "\u0000#" + garbled[3].slice(9);
+  const read = readLog(logHeader() + garbled.join(""));
+  assert.deepEqual(read.records, all.slice(0, 3));
+  assert.equal(read.damage, "record 4 is damaged");
+  // Raw text that lost characters (a row of it deleted) damages its record.
+  const cutRaw = lines.slice();
+  const last = cutRaw.length - 1;
+  cutRaw[last - 1] = cutRaw[last - 1].replace("Once\nupon", "Once");
+  const raw = readLog(logHeader() + cutRaw.join(""));
+  assert.equal(raw.records.length, last - 1);
+  assert.equal(raw.damage, `record ${last} is damaged`);
+  // Cut at the end (a torn last write), the same log has no damage: only its tail is dropped.
+  const text = logHeader() + lines.join("");
+  for (const cut of [3, 20, lines[last].length - 1]) {
+    const torn = readLog(text.slice(0, text.length - cut));
+    assert.deepEqual(torn.records, all.slice(0, last));
+    assert.equal(torn.damage, undefined);
+  }
+});
+
+test("a log written before records were numbered reads as before, and is checked from the first numbered record on", () => {
+  const old = encode(RECORDS);
+  const grown = old + numbered(STREAMED, RECORDS.length + 1).join("");
+  assert.deepEqual(readLog(grown).records, [...RECORDS, ...STREAMED]);
+  const lines = numbered(STREAMED, RECORDS.length + 1);
+  const gap = readLog(old + lines[0] + lines.slice(2).join(""));
+  assert.deepEqual(gap.records, [...RECORDS, STREAMED[0]]);
+  assert.equal(gap.damage, `record ${RECORDS.length + 2} is missing`);
+  // What a following tab reads after the records it has: numbered from there.
+  const rest = readLog(lines.slice(1).join(""), true, RECORDS.length + 1);
+  assert.deepEqual(rest.records, STREAMED.slice(1));
+  assert.equal(readLog(lines.slice(2).join(""), true, RECORDS.length + 1).damage, `record ${RECORDS.length + 2} is missing`);
 });
 
 test("a log read in parts (what a following tab does): each appended part reads as the rest of the records, and folds to the same state", () => {
@@ -73,7 +136,7 @@ test("answer text is raw after its record's line, not JSON, and the finished ans
 });
 
 test("an empty log or a log of something else holds nothing", () => {
-  assert.deepEqual(readLog(""), { records: [], header: false, dropped: 0 });
+  assert.deepEqual(readLog(""), { records: [], header: false, dropped: 0, damage: undefined });
   const other = readLog('{"hello":1}\n{"t":"m"}\n');
   assert.equal(other.header, false);
   assert.deepEqual(other.records, []);

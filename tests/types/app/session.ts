@@ -1,6 +1,6 @@
 // pi-agent-wasm/session and pi-agent-wasm/replay as the README uses them.
 import { Agent, type Model, type StreamFn } from "pi-agent-wasm";
-import { attachSession, indexedDBStore, memoryStore, SessionLogError, type Session, type SessionStore } from "pi-agent-wasm/session";
+import { attachSession, indexedDBStore, memoryStore, MOVED_ON_APPROVAL, MOVED_ON_CALL, SessionLogError, type Session, type SessionStore } from "pi-agent-wasm/session";
 import { createRecorder, createReplay, ReplayDivergenceError, type ReplayLog } from "pi-agent-wasm/replay";
 import { WorkerAgent } from "pi-agent-wasm/worker";
 
@@ -22,6 +22,11 @@ export async function durable(): Promise<Session> {
   const unsubscribe: () => boolean = session.subscribe((s) => console.log(s.restored, s.interrupted, s.dropped, s.error?.message));
   unsubscribe();
   if (session.error instanceof SessionLogError) console.warn("another version");
+  const declined: string[] = [MOVED_ON_APPROVAL, MOVED_ON_CALL];
+  console.log(declined);
+  // A store that checks the length a write extends.
+  const checking: SessionStore = { ...serverStore, append: async (id, text, options) => void console.log(id, text.length, options?.length) };
+  console.log(checking);
   await attachSession(new Agent({ streamFn }), { id: "x", store: serverStore, flushMs: 50, tabs: false });
   // @ts-expect-error the id is required
   await attachSession(agent, {});
