@@ -39,7 +39,7 @@ test("every fenced block of README.md and docs/ says what it is, and fits its la
 for (const block of blocks.filter((b) => b.env === "node" && !b.problem)) {
   test(`${block.name}: runs in Node${block.check ? ` (check: ${block.check})` : ""}`, async () => {
     if (block.check) assert.ok(harness.checks[block.check], `no check named ${block.check} in tests/js/readme-examples/harness.mjs`);
-    await harness.reset();
+    await harness.reset(block);
     let source = exampleModule(block, HARNESS.href);
     if (block.lang === "ts") {
       const { transform } = await import("esbuild");

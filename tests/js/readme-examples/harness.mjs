@@ -6,11 +6,11 @@ import { exampleStreamFn, routeExampleFetch } from "../../support/example-model.
 
 const PKG = new URL("../../../pkg/", import.meta.url);
 const lib = await import(new URL("index.js", PKG));
-const session = await import(new URL("session/index.js", PKG));
+const sessionEntry = await import(new URL("session/index.js", PKG));
 const replayEntry = await import(new URL("replay/index.js", PKG));
 
 export const { Agent } = lib;
-export const { attachSession, memoryStore } = session;
+export const { attachSession, memoryStore } = sessionEntry;
 
 /** What the examples' server was sent. */
 export const requests = routeExampleFetch(globalThis);
@@ -54,17 +54,56 @@ export const download = (text) => void downloads.push(text);
 /** Asks the user to approve a tool call: here, approves. */
 export const askUser = async (toolCall) => (asked.push(toolCall.id), true);
 export const beforeToolCall = async ({ toolCall }) => ((await askUser(toolCall)) ? undefined : { block: true, reason: "denied" });
-/** An Agent on the example model, with `tools`, that has not run yet. */
+/** An Agent on the example model, with `tools`, that has not run yet (for `moved-on`: see SETUPS). */
 export let agent;
+/** For `moved-on`: the session `agent` was restored from, an approval of `add 2 3` waiting. */
+export let session;
+/** What the dialog of `moved-on`'s agent saw: "asked", then "closed" when its signal aborted. */
+export let dialog = [];
 /** The JSON text of a recorded run: "Hello!" answered by the example model, from `systemPrompt` and `model`. */
 export let logJson;
 
-export async function reset() {
+const until = async (what, ok) => {
+  for (let i = 0; i < 1000 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
+  assert.ok(ok(), `timed out waiting for ${what}`);
+};
+
+/** Values a check needs other than the defaults, made by `reset(block)`. */
+const SETUPS = {
+  /** A page reloaded while beforeToolCall asked about `add 2 3`: `agent` restored from `session`, the call waiting. */
+  async "moved-on"() {
+    const store = memoryStore();
+    const before = new Agent({ initialState: { systemPrompt, model, tools }, streamFn, beforeToolCall: () => new Promise(() => {}) });
+    const first = await attachSession(before, { id: "chat-1", store, flushMs: 1, tabs: false });
+    const run = before.prompt("add 2 3");
+    await until("the approval to be asked", () => before.state.streamingMessage === undefined && before.state.messages.at(-1)?.role === "assistant");
+    await first.flush();
+    await first.detach();
+    before.abort();
+    await run;
+    agent = new Agent({
+      initialState: { systemPrompt, model, tools },
+      streamFn,
+      beforeToolCall: (context, signal) =>
+        new Promise(() => {
+          dialog.push("asked");
+          signal?.addEventListener("abort", () => dialog.push("closed"), { once: true });
+        }),
+    });
+    session = await attachSession(agent, { id: "chat-1", store, tabs: false });
+    assert.deepEqual(session.pendingApprovals.map((p) => p.toolCall.name), ["add"], "the approval waits after the reload");
+  },
+};
+
+export async function reset(block) {
   banners = [];
   downloads = [];
   asked = [];
   requests.length = 0;
+  dialog = [];
+  session = undefined;
   agent = new Agent({ initialState: { systemPrompt, model, tools }, streamFn });
+  await SETUPS[block?.check]?.();
   const recorder = replayEntry.createRecorder();
   const recorded = recorder.attach(new Agent({ initialState: { systemPrompt, model }, streamFn }));
   await recorded.prompt("Hello!");
@@ -90,7 +129,18 @@ export const checks = {
   },
   async replay(ns) {
     assert.equal(ns.replay.divergence, undefined);
-    assert.ok(ns.recorder.log().pi === "replay");
+    const plain = (messages) => JSON.parse(JSON.stringify(messages, (k, v) => (k === "timestamp" || k === "durationMs" ? undefined : v)));
+    assert.deepEqual(plain(ns.replayed.state.messages), plain(agent.state.messages), "the replay gives the recorded transcript");
+  },
+  /** The waiting call gets its "moved on" result before the prompt, the dialog closes, the answer follows. */
+  "moved-on"() {
+    const results = agent.state.messages.filter((m) => m.role === "toolResult");
+    assert.equal(results.length, 1);
+    assert.equal(results[0].isError, true);
+    assert.match(textOf(results[0]), /^Not run: the user sent a new message/);
+    assert.deepEqual(dialog, ["asked", "closed"]);
+    assert.equal(textOf(agent.state.messages.at(-1)), "Hello there!");
+    assert.deepEqual(session.pendingCalls, []);
   },
   /** The page's session kept by the app's store route: a second agent on the same store restores it. */
   async "http-session"(ns) {
@@ -99,7 +149,7 @@ export const checks = {
     await agent.prompt("Hello!");
     await ns.session.flush();
     const again = new Agent({ initialState: { model }, streamFn });
-    const store = session.httpStore("/api/sessions", { headers: { authorization: `Bearer ${APP_TOKEN}` } });
+    const store = sessionEntry.httpStore("/api/sessions", { headers: { authorization: `Bearer ${APP_TOKEN}` } });
     const restored = await attachSession(again, { id: "chat-1", store, tabs: false });
     assert.equal(restored.restored, true);
     assert.deepEqual(again.state.messages.map((m) => m.role), agent.state.messages.map((m) => m.role));
