@@ -63,8 +63,11 @@ async function waitUntil(ok) {
 // waits for an abort, or it hangs).
 const QUIET_TICKS = 60;
 const QUIET_MS = 100;
-/** Waits until `idle()`; false if `counter.events` stops growing for QUIET_TICKS turns and QUIET_MS first. */
-async function waitIdleOrQuiet(counter, idle) {
+// A replay may be quiet longer: the loop waits up to a second for a tool that ignores the abort
+// (src/agent_loop/tools.js, EXECUTE_GRACE_MS), in the replay as in the run it repeats.
+const REPLAY_QUIET_MS = 3000;
+/** Waits until `idle()`; false if `counter.events` stops growing for QUIET_TICKS turns and `quietMs` first. */
+async function waitIdleOrQuiet(counter, idle, quietMs = QUIET_MS) {
   let seen = counter.events;
   let quiet = 0;
   let since = Date.now();
@@ -74,7 +77,7 @@ async function waitIdleOrQuiet(counter, idle) {
       seen = counter.events;
       quiet = 0;
       since = Date.now();
-    } else if (++quiet >= QUIET_TICKS && Date.now() - since >= QUIET_MS) return false;
+    } else if (++quiet >= QUIET_TICKS && Date.now() - since >= quietMs) return false;
   }
   return true;
 }
@@ -334,7 +337,7 @@ export async function runSequence({ seed, subject, steps }) {
     const counter = { events: 0 };
     replayed.subscribe(() => void counter.events++);
     const played = replay.play(replayed);
-    const ok = await waitIdleOrQuiet(counter, settled(played));
+    const ok = await waitIdleOrQuiet(counter, settled(played), REPLAY_QUIET_MS);
     if (!ok) {
       replayed.abort();
       return problem("replay-hang", `replay of incarnation ${i.n} did not settle`);

@@ -39,7 +39,8 @@ const PARAMS = { type: "object", properties: { n: { type: "number" } } };
 // What the model answers, by weight.
 const ANSWERS = { text: 30, tools: 40, errorAfterCalls: 7, stallMidArgs: 6, ignoreAbort: 6, throws: 3, errorAtOnce: 4, longText: 4 };
 // Which tools it calls, by weight.
-const TOOLS = { echo: 30, slow: 25, guarded: 22, boom: 12, hang: 5 };
+// `hang` is rarer: after an abort, the loop waits a second for it before it gives up.
+const TOOLS = { echo: 30, slow: 25, guarded: 22, boom: 12, hang: 2 };
 
 /**
  * The world of one sequence. `problem(kind, message)` reports what breaks an invariant; `log(text)`
