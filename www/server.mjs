@@ -113,6 +113,8 @@ export async function startServer(options = {}) {
 		token,
 		models: offered.map(publicModel),
 		defaultModel: offered[0] ? { provider: offered[0].provider, id: offered[0].id } : undefined,
+		// The page shows it before sending, so a message too large is never sent.
+		maxBodyBytes: maxBody,
 	};
 
 	// Made once the port is known (the Host check names it).

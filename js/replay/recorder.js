@@ -2,7 +2,6 @@
 // writes what each did, and in which order the agent saw it all, into a replay log (log.js). The
 // log is written through operations (`createLogStore`), so that a recorder running next to a
 // WorkerAgent's loop, in its worker, keeps the main thread's copy of the log (workers.js).
-import { ready } from "../index.js";
 import { RUN_TOOL_CALL } from "../../src/agent/state.js";
 import { finalResult } from "../../src/js/glue.js";
 import { clone, createLogStore, errorText } from "./log.js";
@@ -28,11 +27,6 @@ export function declaration(tool) {
   if (tool?.constrainedSampling !== undefined) d.constrainedSampling = safeClone(tool.constrainedSampling);
   return d;
 }
-
-// An Agent built before the WebAssembly module is ready makes a run when it is ready, by calling
-// its method again (js/loading/ready.js): the recorder records that call, not the first.
-let loaded = false;
-ready?.then(() => void (loaded = true), () => {});
 
 const QUEUES = ["steer", "followUp"];
 /** The queues each input empties. */
@@ -417,7 +411,6 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
       const original = agent[op];
       if (typeof original !== "function") continue;
       agent[op] = function (...args) {
-        if (!loaded && (op === "prompt" || op === "continue")) return original.apply(agent, args);
         idleChanges();
         if (CLEARS[op]) undelivered(CLEARS[op], true);
         const fields = {};

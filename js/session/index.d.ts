@@ -64,7 +64,44 @@ export interface PendingToolCall {
   approval: boolean;
 }
 
+/** A message of the transcript shown that has other versions. */
+export interface BranchPoint {
+  /** Its index in `agent.state.messages`. */
+  readonly index: number;
+  /** Which version is shown, from 0 (the oldest). */
+  readonly version: number;
+  /** How many versions there are. */
+  readonly count: number;
+}
+
+/**
+ * The versions of a session's conversation. Editing a sent message or regenerating an answer starts a new
+ * version from that point and keeps the earlier one; the transcript the agent holds is one path through them.
+ * Versions are written to the session's log, so they survive a reload and every tab sees them.
+ */
+export interface Branches {
+  /** Where the transcript shown forks, in order. The same array until it changes. */
+  readonly points: readonly BranchPoint[];
+  /** The same as `points`, for `useSyncExternalStore` and stores. */
+  getSnapshot(): readonly BranchPoint[];
+  /** The fork point at message `index`, if the transcript forks there. */
+  at(index: number): BranchPoint | undefined;
+  /** Calls `listener` when the fork points change. */
+  subscribe(listener: (points: readonly BranchPoint[]) => void): () => boolean;
+  /** Shows version `version` of the message at `index`, with what followed it; the version shown now is kept. */
+  switchTo(index: number, version: number): Promise<void>;
+  /**
+   * Replaces the user message at `index` with `message` (a text becomes a user message) and runs the agent from
+   * there (`agent.prompt`); the earlier version, with everything after it, is kept. Resolves when the run ends.
+   */
+  edit(index: number, message: AgentMessage | string): Promise<void>;
+  /** Runs the assistant answer at `index` again (`agent.continue`); the earlier answer and what followed it are kept. */
+  regenerate(index: number): Promise<void>;
+}
+
 export interface Session {
+  /** The versions of the conversation: where the transcript forks, and a way to edit, regenerate and switch. */
+  readonly branches: Branches;
   readonly id: string;
   /** The store held records of this session and the agent now holds what they say. */
   readonly restored: boolean;

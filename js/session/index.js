@@ -11,6 +11,7 @@
 //   waiting.js    the calls a reload left waiting: resume(), and what prompt() and continue() do to them
 //   workers.js, in-worker.js   a WorkerAgent's writer in its worker
 //   own.js        the agent's methods a session replaces (its runs, its queues) and puts back
+//   branches.js   the versions of the conversation (edit, regenerate, switch) and their tree
 // and this file, which joins them.
 // Built on the public Agent API (`subscribe`, `state`, `getSnapshot`, the queue methods) and a
 // seam of two symbol-keyed methods that `Agent` and `WorkerAgent` both implement (src/agent/state.js):
@@ -30,6 +31,7 @@ import { ownMethods } from "./own.js";
 import { createWaiting } from "./waiting.js";
 import { WORKER_EXTENSION, writerInWorker } from "./workers.js";
 import { createCatchUp } from "./conflict.js";
+import { createBranches, createTree } from "./branches.js";
 
 export { memoryStore, indexedDBStore };
 export { SessionLogError, INTERRUPTED_STREAM, INTERRUPTED_TOOL } from "./log.js";
@@ -95,6 +97,8 @@ export async function attachSession(agent, options = {}) {
   let interrupted = false;
   let restored = false;
   let dropped = 0;
+  // The versions of the conversation (branches.js) in the leading tab; a following tab reads its fold's.
+  let tree = createTree();
 
   // The calls a reload left waiting, and the agent's runs: refused in a following tab (the leading
   // tab runs the session), and kept valid for the next request while calls wait.
@@ -120,7 +124,7 @@ export async function attachSession(agent, options = {}) {
     const log = await readSession(store, id, fail);
     if (!log) return undefined;
     const out = restoreInto(agent, log, replaySafe, keep);
-    ({ restored, interrupted, dropped } = out);
+    ({ restored, interrupted, dropped, tree } = out);
     waiting.set(out.pending);
     // Records lost in the middle of the log: what precedes them is restored, and the log repaired to it.
     if (out.damage) report(new SessionLogError(`session "${id}": ${out.damage}; restored the records before it (${dropped} characters dropped)`));
@@ -205,8 +209,33 @@ export async function attachSession(agent, options = {}) {
     return waiting.resume(options);
   }
 
+  const branches = createBranches(agent, {
+    tree() {
+      if (!leader) return follower.tree ?? createTree();
+      tree.sync(agent.getSnapshot().messages);
+      return tree;
+    },
+    leader: () => leader && !detached,
+    // A branch waits for a catch-up with another writer, as a run does (the writer is halted during it).
+    settled: () => (catchingUp ? catchUp.settled() : undefined),
+    // A branch's cut goes to the writer, in the page or in a WorkerAgent's worker.
+    record: (r) => writer?.record(r),
+    flush: () => writer?.flush(),
+    refuse: () => new Error(`pi-agent-wasm/session: session "${id}" is running in another tab`),
+    subscribe(listener) {
+      const off = agent.subscribeState(listener);
+      listeners.add(listener);
+      return () => {
+        off();
+        listeners.delete(listener);
+      };
+    },
+  });
+
   const session = {
     id,
+    /** The versions of the conversation: where the transcript forks, and edit, regenerate and switch (branches.js). */
+    branches,
     /** Whether the store held this session (the agent now holds its conversation). */
     get restored() {
       return restored;
@@ -256,12 +285,14 @@ export async function attachSession(agent, options = {}) {
       detached = true;
       leader = false;
       agent[WRAP_BEFORE_TOOL_CALL](undefined);
+      branches.close();
       runs.restoreAll();
       channel?.close();
       lock?.release();
     },
     /** Deletes the session's log (the agent keeps its state). */
     async clear() {
+      tree = createTree();
       if (writer) return void (await writer.clear(logHeader()));
       try {
         await replaceLog(store, id, logHeader());

@@ -38,6 +38,10 @@
 //   tg  {id, ok}     beforeToolCall settled (ok: the call may run)
 //   te  {id, r, e}   tool_execution_end: its result and isError
 //   x   {}           the run ended (agent_end)
+//   k   {at}         the transcript's messages from index `at` on are kept as a version (branches.js)
+//                    when the next `r` record moves the transcript; a reader without branches skips it
+
+import { createTree } from "./branches.js";
 
 /** The version this reader writes and reads. */
 export const SESSION_LOG_VERSION = 1;
@@ -282,6 +286,8 @@ export function createFold() {
     streaming: undefined,
     calls: new Map(),
   };
+  // The versions of the conversation (its path is `messages`); not enumerable: a fold's state compares by its records' data.
+  Object.defineProperty(state, "tree", { value: createTree() });
   const call = (id) => {
     let c = state.calls.get(id);
     if (!c) state.calls.set(id, (c = {}));
@@ -292,7 +298,9 @@ export function createFold() {
       case "m":
         if (r.m && typeof r.m === "object") {
           state.transcript = true;
-          state.messages.push(Array.isArray(r.s) ? withText(r.m, r.s.filter(Array.isArray), state.streaming) : r.m);
+          const message = Array.isArray(r.s) ? withText(r.m, r.s.filter(Array.isArray), state.streaming) : r.m;
+          state.messages.push(message);
+          state.tree.append(message);
           if (r.m.role === "assistant") state.streaming = undefined;
         }
         break;
@@ -300,6 +308,7 @@ export function createFold() {
         if (Array.isArray(r.m)) {
           state.messages = r.m.slice();
           state.transcript = true;
+          state.tree.sync(state.messages);
         }
         state.streaming = undefined;
         state.calls = new Map();
@@ -335,6 +344,9 @@ export function createFold() {
       case "x":
         state.streaming = undefined;
         state.calls = new Map();
+        break;
+      case "k":
+        state.tree.keep(r.at);
         break;
       default:
         break;

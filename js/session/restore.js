@@ -35,12 +35,13 @@ export function writerStart(log, folded = foldLog(log.records)) {
  * it was configured). `replaySafe(name)` tells whether a tool may run again after a reload.
  * `keep`: messages of the agent whose objects are kept where the log has the same (a catch-up with
  * another writer, conflict.js). Returns what the session shows (`restored`, `interrupted`,
- * `pending`, `dropped`, `damage`) and `from`, what the log holds once repaired, for the writer.
+ * `pending`, `dropped`, `damage`), the tree of the conversation's versions (`tree`, branches.js)
+ * and `from`, what the log holds once repaired, for the writer.
  */
 export function restoreInto(agent, log, replaySafe, keep) {
   const folded = foldLog(log.records);
   if (keep) keepIdentity(folded.messages, keep);
-  const out = { restored: false, interrupted: false, pending: [], dropped: log.dropped, damage: log.damage, from: writerStart(log, folded) };
+  const out = { restored: false, interrupted: false, pending: [], dropped: log.dropped, damage: log.damage, from: writerStart(log, folded), tree: folded.tree };
   if (!log.header || log.records.length === 0) return out;
   out.restored = true;
   if (folded.transcript) {

@@ -136,6 +136,10 @@ export function createFollower({ agent, store, id, fail, notify, following }) {
       }
       if (following()) show();
     },
+    /** The versions of the conversation as the leader's log has them (branches.js), once it was read. */
+    get tree() {
+      return followed?.fold.state.tree;
+    },
     get streaming() {
       return remoteStreaming;
     },

@@ -1,6 +1,7 @@
 import type { ReactNode } from "react";
 import type { Agent, AgentSnapshot } from "../index.js";
 import type { TextBlock, TextBlocksOptions, TextBlocksView } from "./blocks.js";
+import type { BranchPoint, Branches } from "../session/index.js";
 export { createTextBlocks, mountTextBlocks } from "./blocks.js";
 export type { TextBlock, TextBlockType, TextBlocksOptions, TextBlocksView, TextBlocksSplitter } from "./blocks.js";
 /** The agent's current snapshot; re-renders at most once per animation frame unless `coalesce: false`. */
@@ -20,3 +21,11 @@ export declare function TextBlocks(props: {
   /** "auto" (default): off-screen blocks are not laid out; "visible": every block is. */
   contentVisibility?: "auto" | "visible";
 }): ReactNode;
+/** A session's branch points and the ways to move between versions; re-renders when the points change. */
+export declare function useBranches(branches: Branches | undefined): {
+  points: readonly BranchPoint[];
+  at(index: number): BranchPoint | undefined;
+  switchTo(index: number, version: number): Promise<void>;
+  edit(index: number, message: import("../index.js").AgentMessage | string): Promise<void>;
+  regenerate(index: number): Promise<void>;
+};

@@ -2,7 +2,7 @@
 // useSyncExternalStore. The snapshot keeps its identity until the state
 // changes, and finished message objects keep theirs, so memoised rows of
 // finished messages never re-render while a response streams.
-import { createElement, memo, useCallback, useRef, useSyncExternalStore } from "react";
+import { createElement, memo, useCallback, useMemo, useRef, useSyncExternalStore } from "react";
 import { createTextBlocks, groupStyle } from "./blocks.js";
 
 export { createTextBlocks, mountTextBlocks } from "./blocks.js";
@@ -54,4 +54,31 @@ const Group = memo(function Group({ blocks, render, visibility }) {
 export function TextBlocks({ text, markdown, renderBlock, contentVisibility = "auto" }) {
   const view = useTextBlocks(text, { markdown });
   return view.groups.map((blocks, i) => createElement(Group, { key: i, blocks, render: renderBlock, visibility: contentVisibility }));
+}
+
+const NO_POINTS = Object.freeze([]);
+const noop = () => () => false;
+
+/**
+ * The branches of a session's transcript (`session.branches` of pi-agent-wasm/session, or undefined
+ * before the session is attached): `points`, the messages that have other versions
+ * (`{ index, version, count }`), `at(index)`, and `switchTo`, `edit` and `regenerate`. Re-renders only
+ * when the points change.
+ */
+export function useBranches(branches) {
+  const subscribe = useCallback((onChange) => (branches ? branches.subscribe(onChange) : noop()), [branches]);
+  const snapshot = useCallback(() => (branches ? branches.getSnapshot() : NO_POINTS), [branches]);
+  const points = useSyncExternalStore(subscribe, snapshot, snapshot);
+  return useMemo(() => branchView(branches, points), [branches, points]);
+}
+
+function branchView(branches, points) {
+  const refuse = () => Promise.reject(new Error("pi-agent-wasm/react: useBranches() has no session yet"));
+  return {
+    points,
+    at: (index) => points.find((p) => p.index === index),
+    switchTo: branches ? (index, version) => branches.switchTo(index, version) : refuse,
+    edit: branches ? (index, message) => branches.edit(index, message) : refuse,
+    regenerate: branches ? (index) => branches.regenerate(index) : refuse,
+  };
 }

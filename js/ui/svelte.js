@@ -50,3 +50,24 @@ export function textBlocks(node, param) {
     },
   };
 }
+
+/**
+ * A readable store of a session's branch points (`session.branches` of pi-agent-wasm/session):
+ * `{ index, version, count }` per message of the transcript that has other versions. Switch with
+ * `branches.switchTo(index, version)`; edit and regenerate with `branches.edit` and `branches.regenerate`.
+ */
+export function branchesStore(branches) {
+  return {
+    subscribe(run) {
+      let last = branches.getSnapshot();
+      run(last);
+      const unsubscribe = branches.subscribe(() => {
+        const next = branches.getSnapshot();
+        if (next !== last) run((last = next));
+      });
+      return () => {
+        unsubscribe();
+      };
+    },
+  };
+}

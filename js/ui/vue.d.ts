@@ -1,6 +1,7 @@
 import type { ComputedRef, DefineComponent, Ref, ShallowRef, VNodeChild } from "vue";
 import type { Agent, AgentSnapshot } from "../index.js";
 import type { TextBlock, TextBlocksOptions, TextBlocksView } from "./blocks.js";
+import type { BranchPoint, Branches } from "../session/index.js";
 export { createTextBlocks, mountTextBlocks } from "./blocks.js";
 export type { TextBlock, TextBlockType, TextBlocksOptions, TextBlocksView, TextBlocksSplitter } from "./blocks.js";
 /**
@@ -20,3 +21,5 @@ export declare const TextBlocks: DefineComponent<{
   renderBlock?: (block: TextBlock) => VNodeChild;
   contentVisibility?: "auto" | "visible";
 }>;
+/** A read-only shallow ref of a session's branch points; call it in `setup()` (or an effect scope). */
+export declare function useBranches(branches: Branches): Readonly<ShallowRef<readonly BranchPoint[]>>;

@@ -80,3 +80,16 @@ export const TextBlocks = defineComponent({
     return () => view.value.groups.map((blocks, i) => h(Group, { key: i, blocks, render: props.renderBlock, visibility: props.contentVisibility }));
   },
 });
+/**
+ * A read-only shallow ref of a session's branch points (`session.branches` of pi-agent-wasm/session):
+ * `{ index, version, count }` per message of the transcript that has other versions. Switch with
+ * `branches.switchTo(index, version)`. Unsubscribes when the calling component (or effect scope) is disposed.
+ */
+export function useBranches(branches) {
+  const points = shallowRef(branches.getSnapshot());
+  const unsubscribe = branches.subscribe(() => {
+    points.value = branches.getSnapshot();
+  });
+  if (getCurrentScope()) onScopeDispose(unsubscribe);
+  return points;
+}

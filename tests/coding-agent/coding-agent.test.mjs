@@ -4,7 +4,8 @@
 // stderr, exit codes, the requests its provider sends, the files its tools write and its session files.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { conversation, prepareInstalls } from "./harness.mjs";
 
@@ -69,8 +70,11 @@ test("JSON mode, then --continue on the same session", { timeout: 120_000 }, asy
 });
 
 test("RPC mode: steering while a tool runs, a follow-up, then abort mid-answer", { timeout: 120_000 }, async () => {
+	// The tool runs until the driver has seen the agent take the steer and the follow-up, so both
+	// arrive while it runs, however loaded the machine is (a fixed sleep raced with them).
+	const gate = join(mkdtempSync(join(tmpdir(), "pi-ca-gate-")), "go");
 	const script = [
-		{ toolCalls: [call("call_s", "bash", { command: "sleep 0.3; echo slept" })] },
+		{ toolCalls: [call("call_s", "bash", { command: `while [ ! -e ${gate} ]; do sleep 0.02; done; echo slept` })] },
 		{ text: "After the steer." },
 		{ text: "After the follow-up." },
 		// One text chunk (the server splits text every 8 characters), then held open: the abort comes
@@ -87,7 +91,10 @@ test("RPC mode: steering while a tool runs, a follow-up, then abort mid-answer",
 					await records.waitFor((r) => r.type === "tool_execution_start");
 					records.send({ id: "s1", type: "steer", message: "also say hi" });
 					records.send({ id: "f1", type: "follow_up", message: "and then summarise" });
+					await records.waitFor((r) => r.type === "response" && r.id === "f1");
+					writeFileSync(gate, "");
 					await records.waitFor((r) => r.type === "agent_settled");
+					rmSync(gate);
 					records.send({ id: "p2", type: "prompt", message: "now a long one" });
 					await records.waitFor((r) => r.type === "message_update" && r.assistantMessageEvent?.type === "text_delta");
 					records.send({ id: "a1", type: "abort" });

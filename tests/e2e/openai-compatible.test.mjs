@@ -108,7 +108,7 @@ test("a real pi-ai provider (OpenAI-compatible, faked locally) end to end into t
 	t.after(() => server.close());
 	const browser = await launchChromium();
 	t.after(() => browser.close());
-	const { page, problems } = await newPage(browser);
+	const { page, problems, expectAbort } = await newPage(browser);
 	const chats = () => fake.requests.filter((r) => r.method === "POST");
 
 	await t.test("/api/config offers the discovered model first, and never the key", async () => {
@@ -168,6 +168,7 @@ test("a real pi-ai provider (OpenAI-compatible, faked locally) end to end into t
 		const before = chats().length;
 		await sendPrompt(page, "please be slow");
 		await page.locator('[data-testid="assistant-text"]', { hasText: "tick 3" }).waitFor();
+		expectAbort();
 		await page.click('[data-testid="abort"]');
 		await waitIdle(page, 5_000);
 		const req = chats()[before];

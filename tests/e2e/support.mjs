@@ -3,7 +3,8 @@
 // (nothing is downloaded), save screenshots under test-output/e2e/.
 import { spawn, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -134,9 +135,19 @@ export async function launchChromium() {
 	return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
 }
 
-/** A page that records uncaught errors and console errors (checked at the end of a test). */
-export async function newPage(browser) {
-	const context = await browser.newContext({ viewport: { width: 1100, height: 820 }, deviceScaleFactor: 1 });
+/** The two sizes every layout check runs at: a laptop and a phone. */
+export const VIEWPORTS = [
+	{ name: "desktop", width: 1280, height: 800 },
+	{ name: "phone", width: 390, height: 844 },
+];
+
+/**
+ * A page that records uncaught errors, console errors and failed requests (checked at the end of a test).
+ * A /api/stream request may end as net::ERR_ABORTED only where the test said it would (`expectAbort()`
+ * before a Stop or a reload that cuts a stream): a finished stream must finish.
+ */
+export async function newPage(browser, { viewport = { width: 1100, height: 820 }, colorScheme = "light", context: shared } = {}) {
+	const context = shared ?? (await browser.newContext({ viewport, deviceScaleFactor: 1, colorScheme }));
 	const page = await context.newPage();
 	page.setDefaultTimeout(20_000);
 	const problems = [];
@@ -144,16 +155,47 @@ export async function newPage(browser) {
 	page.on("console", (m) => {
 		if (m.type() === "error") problems.push(`console.error: ${m.text()}`);
 	});
-	// Aborting a run cancels its /api/stream request: that one is expected.
+	// Aborting a run (or reloading while it streams) cancels its /api/stream request: those are expected.
+	let abortsExpected = 0;
 	page.on("requestfailed", (r) => {
 		const why = r.failure()?.errorText ?? "";
-		if (!(why === "net::ERR_ABORTED" && r.url().endsWith("/api/stream"))) problems.push(`request failed: ${r.method()} ${r.url()} ${why}`);
+		if (why === "net::ERR_ABORTED" && r.url().endsWith("/api/stream") && abortsExpected > 0) abortsExpected -= 1;
+		else problems.push(`request failed: ${r.method()} ${r.url()} ${why}`);
 	});
 	page.on("response", (r) => {
 		if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
 	});
-	return { page, problems };
+	return { page, context, problems, expectAbort: (n = 1) => void (abortsExpected += n) };
 }
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/**
+ * Runs axe-core on the page as it is now and fails on any serious or critical violation (`label` names the
+ * state in the message). Evaluated through the DevTools protocol, so the demo's CSP does not block it.
+ */
+export async function assertAccessible(page, label) {
+	if (!(await page.evaluate(() => typeof window.axe === "object"))) await page.evaluate(AXE_SOURCE);
+	const violations = await page.evaluate(async () => {
+		const result = await window.axe.run(document, { resultTypes: ["violations"] });
+		return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 4).map((n) => `${n.target.join(" ")}: ${n.failureSummary}`) }));
+	});
+	const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+	if (bad.length > 0) throw new Error(`axe-core, ${label}: ${JSON.stringify(bad, null, 2)}`);
+	return violations;
+}
+
+/** The bounding box of the first element matching `selector` (or null), in CSS pixels. */
+export const box = (page, selector) =>
+	page.evaluate((sel) => {
+		const el = document.querySelector(sel);
+		if (!el) return null;
+		const r = el.getBoundingClientRect();
+		return { x: r.x, y: r.y, width: r.width, height: r.height, right: r.right, bottom: r.bottom };
+	}, selector);
+
+/** Whether the page scrolls sideways (it must not, at any width). */
+export const overflowsX = (page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
 
 let shotCounter = 0;
 const cleaned = new Set();

@@ -196,6 +196,43 @@ const HELP = [
 	"- `read the about page`: fetches /about.txt once you approve it",
 	"- `run a long task for 10 seconds`: streams progress; steer, queue a follow-up or abort while it runs",
 	"- `simulate an error`: what a provider error looks like",
+	"- `show some markdown`: headings, lists, a table, links and code",
+].join("\n");
+
+/** A reply that uses the markdown a chat app renders (the demo's renderer is tested on it). */
+const MARKDOWN = [
+	"# Markdown in the demo",
+	"",
+	"Answers are rendered as **GitHub-flavoured markdown**, _sanitised_, with ~~no~~ highlighted code.",
+	"",
+	"## Lists",
+	"",
+	"1. one",
+	"2. two",
+	"3. three",
+	"",
+	"- [x] a finished task",
+	"- [ ] an open one",
+	"",
+	"## Links and tables",
+	"",
+	"See [the about page](/about.txt) or https://example.com; [this link](javascript:alert(1)) is not followed.",
+	"",
+	"| tool | asks first |",
+	"| --- | --- |",
+	"| calculator | no |",
+	"| fetch_page | yes |",
+	"",
+	"> A quote, and raw HTML shown as text: <b>not bold</b>",
+	"",
+	"```js",
+	"const agent = new Agent({ streamFn });",
+	'await agent.prompt("hello"); // 42',
+	"```",
+	"",
+	"```sh",
+	"npm install ./pi-agent-wasm-0.1.0.tgz",
+	"```",
 ].join("\n");
 
 /** The expression in a request like "what is (2+3)*7?" or "calculate sqrt(2)". */
@@ -260,6 +297,9 @@ function answerUser(text) {
 	}
 	if (/\b(time|clock|date|today)\b/.test(t)) {
 		return { blocks: [{ type: "toolCall", name: "current_time", arguments: {} }] };
+	}
+	if (/\bmarkdown\b/.test(t)) {
+		return { blocks: [{ type: "text", text: MARKDOWN }] };
 	}
 	if (/^\s*(hi|hello|hey|help|\?)\b/.test(t) || t.trim() === "") {
 		return {

@@ -4,6 +4,7 @@
 import { streamProxy } from "pi-agent-wasm";
 import { createAgent } from "./workerMode.jsx";
 import { TOOLS, needsApproval } from "./tools.js";
+import { DENIED_PREFIX } from "./outcome.js";
 
 export const SYSTEM_PROMPT = [
 	"You are the assistant of the pi-agent-wasm browser demo. The agent loop runs in the user's browser (Rust compiled to WebAssembly) and your tools run in the page:",
@@ -37,6 +38,10 @@ function uniqueTimestamp() {
 	lastTimestamp = Math.max(Date.now(), lastTimestamp + 1);
 	return lastTimestamp;
 }
+
+export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
+const encoder = new TextEncoder();
+const utf8Length = (s) => encoder.encode(s).length;
 
 export function userMessage(text) {
 	return { role: "user", content: [{ type: "text", text }], timestamp: uniqueTimestamp() };
@@ -83,6 +88,9 @@ export function createChatAgent(config) {
 		});
 	}
 
+	// What a screen reader is told: each finished answer once, never each token.
+	const announcement = createStore("");
+
 	// Messages the user queued; `delivered` remembers how each arrived (timestamp -> "steer" | "followUp").
 	const queue = createStore({ pending: [], delivered: new Map() });
 
@@ -96,7 +104,7 @@ export function createChatAgent(config) {
 			const decision = await requestApproval(toolCall, args, signal);
 			if (decision.approved) return undefined;
 			// The reason becomes the tool result the model reads.
-			return { block: true, reason: `Denied by the user: ${decision.reason}` };
+			return { block: true, reason: `${DENIED_PREFIX}${decision.reason}` };
 		},
 	});
 
@@ -118,6 +126,10 @@ export function createChatAgent(config) {
 					break;
 				case "message_end": {
 					const m = event.message;
+					if (m?.role === "assistant") {
+						const text = (m.content ?? []).filter((c) => c?.type === "text").map((c) => c.text).join("\n").trim();
+						if (text) announcement.set(`Assistant: ${text.length > 1200 ? `${text.slice(0, 1200)}…` : text}`);
+					}
 					if (m?.role !== "user") break;
 					const hit = queue.get().pending.find((q) => q.message.timestamp === m.timestamp);
 					if (hit) {
@@ -138,12 +150,42 @@ export function createChatAgent(config) {
 		}
 	});
 
+	// The largest request body the server takes (shown before sending; a 413 names it too).
+	const limit = createStore(Number(config.maxBodyBytes) > 0 ? Number(config.maxBodyBytes) : DEFAULT_BODY_LIMIT);
+	const sizes = new WeakMap();
+	/** Bytes of the request the next prompt would send, with `text` as its message (what streamProxy posts). */
+	function requestBytes(text, messages = agent.state.messages) {
+		let base = sizes.get(messages);
+		if (base === undefined) {
+			const { systemPrompt, model, tools } = agent.state;
+			base = utf8Length(JSON.stringify({ model, context: { systemPrompt, messages, tools }, options: {} }));
+			sizes.set(messages, base);
+		}
+		return base + utf8Length(JSON.stringify(userMessage(text))) + 1;
+	}
+	agent.subscribe((event) => {
+		const m = event.type === "message_end" ? event.message : undefined;
+		const limitText = m?.role === "assistant" && m.stopReason === "error" ? /limit (\d+) bytes/.exec(m.errorMessage ?? "") : null;
+		if (limitText) limit.set(Number(limitText[1]));
+	});
+
 	return {
 		agent,
 		models,
+		limit,
+		requestBytes,
+		/** Removes `message` (a prompt) and everything after it: a prompt that failed on its input goes. */
+		removeFrom(message) {
+			const messages = agent.state.messages;
+			const at = messages.indexOf(message);
+			if (at < 0 || agent.state.isStreaming) return false;
+			agent.state.messages = messages.slice(0, at);
+			return true;
+		},
 		activity,
 		approvals,
 		queue,
+		announcement,
 		send: (text) => agent.prompt(userMessage(text)),
 		steer(text) {
 			const message = userMessage(text);
@@ -165,6 +207,7 @@ export function createChatAgent(config) {
 			activity.set(new Map());
 			approvals.set({ pending: [], decisions: new Map() });
 			queue.set({ pending: [], delivered: new Map() });
+			announcement.set("");
 		},
 	};
 }

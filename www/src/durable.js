@@ -24,6 +24,14 @@ function createStore(initial) {
 	};
 }
 
+/** Reloads the page into the replay (`true`) or the live chat, keeping the Worker switch (`?worker=1`) as it is. */
+function goTo(replay) {
+	const params = new URLSearchParams(window.location.search);
+	if (replay) params.set("replay", "");
+	else params.delete("replay");
+	window.location.search = params.toString();
+}
+
 /** Whether this page load plays a log (opened by "Replay"). */
 export const replayMode = () => new URLSearchParams(window.location.search).has("replay") && sessionStorage.getItem(REPLAY_KEY) !== null;
 
@@ -43,38 +51,62 @@ function makeDurable(chat) {
 	let recorder = null;
 	if (status.get().mode === "live") {
 		try {
+			// An Agent is recorded in the page, a WorkerAgent in its worker (pi-agent-wasm/replay does either).
 			recorder = createRecorder();
 			recorder.attach(chat.agent);
 			status.set({ recording: true });
 		} catch (err) {
 			// A recorder that cannot follow this kind of agent: the chat still works and is saved; its runs are not
-			// recorded, and the header says why.
+			// recorded, and the menu says why.
 			recorder = null;
 			status.set({ recording: false, recordingError: err.message });
 		}
 	}
 
+	// "Take over here": a following tab asks the leading one to step back; the leader aborts its run, writes
+	// and detaches its session, then attaches again, and finds the lock taken by the tab that asked (its
+	// waiting request is first in the queue), so it follows.
+	const takeover = typeof BroadcastChannel === "function" ? new BroadcastChannel(`pi-agent-wasm-demo:takeover:${SESSION_ID}`) : null;
+	let current;
 	function startLive() {
-		let session;
 		let closed = false;
 		const defaultModel = chat.agent.state.model;
-		attachSession(chat.agent, { id: SESSION_ID, onError: (err) => status.set({ error: `Saving the conversation failed: ${err.message}` }) })
-			.then((s) => {
-				session = s;
-				if (closed) return s.detach();
-				// A model saved by an earlier run that this server no longer offers: back to the default.
-				const model = chat.agent.state.model;
-				if (!chat.models.some((m) => m.provider === model?.provider && m.id === model?.id)) chat.agent.state.model = defaultModel;
-				const show = () => status.set({ role: s.isLeader ? "leader" : "follower", restored: s.restored, interrupted: s.interrupted });
-				s.subscribe(show);
-				show();
-				// A call that was waiting for approval (or never ran) before the reload: ask again.
-				if (s.isLeader && s.pendingCalls.length > 0) s.resume().catch((err) => status.set({ error: err.message }));
-			})
-			.catch((err) => status.set({ error: err.message }));
+		const attach = () =>
+			attachSession(chat.agent, { id: SESSION_ID, onError: (err) => status.set({ error: `Saving the conversation failed: ${err.message}` }) })
+				.then((s) => {
+					if (closed) return s.detach();
+					current = s;
+					// A model saved by an earlier run that this server no longer offers: back to the default.
+					const model = chat.agent.state.model;
+					if (!chat.models.some((m) => m.provider === model?.provider && m.id === model?.id)) chat.agent.state.model = defaultModel;
+					let wasLeader = false;
+					const show = () => {
+						status.set({ role: s.isLeader ? "leader" : "follower", restored: s.restored, interrupted: s.interrupted, session: s });
+						// A call that was waiting for approval (or never ran) before the reload, or in the tab that
+						// closed: ask again, once, in the tab that leads now.
+						if (s.isLeader && !wasLeader && s.pendingCalls.length > 0) s.resume().catch((err) => status.set({ error: err.message }));
+						wasLeader = s.isLeader;
+					};
+					s.subscribe(show);
+					show();
+				})
+				.catch((err) => status.set({ error: err.message }));
+		if (takeover) {
+			takeover.onmessage = async (event) => {
+				if (event.data !== "take-over" || !current?.isLeader || closed) return;
+				const s = current;
+				chat.abort();
+				await chat.agent.waitForIdle();
+				await s.detach();
+				current = undefined;
+				status.set({ role: "starting", handedOver: true });
+				if (!closed) await attach();
+			};
+		}
+		attach();
 		return () => {
 			closed = true;
-			session?.detach();
+			current?.detach();
 		};
 	}
 
@@ -105,6 +137,12 @@ function makeDurable(chat) {
 	return {
 		status,
 		start: () => (status.get().mode === "replay" ? startReplay() : startLive()),
+		/** Asks the tab that runs the chat to hand it to this one. */
+		takeOver() {
+			if (!takeover || status.get().role !== "follower") return;
+			status.set({ role: "taking-over" });
+			takeover.postMessage("take-over");
+		},
 		/** Downloads the log of this page's runs. */
 		exportRun() {
 			const blob = new Blob([recorder ? recorder.export() : sessionStorage.getItem(REPLAY_KEY) ?? "{}"], { type: "application/json" });
@@ -117,11 +155,11 @@ function makeDurable(chat) {
 		/** Opens the replay of a log file in this tab (the saved conversation stays saved). */
 		async openReplay(file) {
 			sessionStorage.setItem(REPLAY_KEY, await file.text());
-			window.location.search = "?replay";
+			goTo(true);
 		},
 		exitReplay() {
 			sessionStorage.removeItem(REPLAY_KEY);
-			window.location.search = "";
+			goTo(false);
 		},
 	};
 }

@@ -1,6 +1,6 @@
 // pi-agent-wasm/session and pi-agent-wasm/replay as the README uses them.
 import { Agent, type Model, type StreamFn } from "pi-agent-wasm";
-import { attachSession, indexedDBStore, memoryStore, MOVED_ON_APPROVAL, MOVED_ON_CALL, SessionLogError, type Session, type SessionStore } from "pi-agent-wasm/session";
+import { attachSession, indexedDBStore, memoryStore, MOVED_ON_APPROVAL, MOVED_ON_CALL, SessionLogError, type BranchPoint, type Session, type SessionStore } from "pi-agent-wasm/session";
 import { createRecorder, createReplay, ReplayDivergenceError, type ReplayLog } from "pi-agent-wasm/replay";
 import { WorkerAgent } from "pi-agent-wasm/worker";
 
@@ -57,4 +57,19 @@ export async function recordAndReplay(): Promise<string> {
   other.attach(new Agent({ streamFn: other.streamFn }));
   if (other.divergence instanceof ReplayDivergenceError) return other.divergence.message;
   return JSON.stringify(log.v);
+}
+
+// Branches: edit, regenerate and switch between versions of the conversation.
+export async function branching(session: Session): Promise<number> {
+  const points: readonly BranchPoint[] = session.branches.points;
+  const first: BranchPoint | undefined = session.branches.at(points[0]?.index ?? 0);
+  if (first && first.count > 1) await session.branches.switchTo(first.index, (first.version + 1) % first.count);
+  await session.branches.edit(1, "a better question");
+  await session.branches.edit(1, { role: "user", content: [{ type: "text", text: "again" }], timestamp: Date.now() });
+  await session.branches.regenerate(2);
+  const off: () => boolean = session.branches.subscribe((p) => console.log(p.length));
+  off();
+  // @ts-expect-error a version is a number
+  await session.branches.switchTo(1, "2");
+  return session.branches.getSnapshot().length;
 }
