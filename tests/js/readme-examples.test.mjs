@@ -128,15 +128,17 @@ test("every TypeScript block type-checks against pkg/ (tsc --strict)", () => {
   }
 });
 
-test("every shell block's commands name what exists: npm scripts, the package, files run with node or bash", () => {
+test("every shell block's commands name what exists: npm scripts, the package or its tarball, files run with node or bash", () => {
   const { scripts } = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8"));
-  const { name } = JSON.parse(readFileSync(join(PKG, "package.json"), "utf8"));
+  const { name, version } = JSON.parse(readFileSync(join(PKG, "package.json"), "utf8"));
   const problems = [];
   const shell = blocks.filter((b) => b.env === "shell" && !b.problem);
   assert.ok(shell.length > 0);
   for (const b of shell) {
-    for (const line of b.code.split("\n")) {
-      const words = line.replace(/#.*$/, "").trim().split(/\s+/).filter(Boolean);
+    // A line may chain commands with && and run some in a subshell: `(cd pkg && npm pack)`.
+    const commands = b.code.split("\n").flatMap((line) => line.replace(/#.*$/, "").split("&&").map((c) => c.replace(/^\s*\(|\)\s*$/g, "")));
+    for (const line of commands) {
+      const words = line.trim().split(/\s+/).filter(Boolean);
       // Leading VAR=value assignments set the environment of the command.
       while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? "")) words.shift();
       if (words.length === 0) continue;
@@ -154,7 +156,11 @@ test("every shell block's commands name what exists: npm scripts, the package, f
       }
       if (command === "npm") {
         if (verb === "install" || verb === "i") {
-          if (arg !== name) problems.push(`${b.name}: installs ${arg}, the package is ${name}`);
+          // The package by name, or the tarball `npm pack` makes of pkg/.
+          const tarball = `${name}-${version}.tgz`;
+          if (arg !== name && !(arg.endsWith(`/pkg/${tarball}`) || arg === tarball)) problems.push(`${b.name}: installs ${arg}, the package is ${name} (packed: ${tarball})`);
+        } else if (verb === "pack") {
+          // npm's own command: packs the directory it runs in.
         } else if (verb === "run") {
           if (!scripts[arg]) problems.push(`${b.name}: npm run ${arg}: no such script`);
         } else if (!scripts[verb]) problems.push(`${b.name}: npm ${verb}: no such script`);
@@ -162,7 +168,9 @@ test("every shell block's commands name what exists: npm scripts, the package, f
         for (const path of words.slice(1).filter((w) => !w.startsWith("-") && /\//.test(w))) {
           if (!existsSync(join(REPO, path))) problems.push(`${b.name}: ${command} ${path}: no such file`);
         }
-      } else problems.push(`${b.name}: ${JSON.stringify(line.trim())}: not an npm, node or bash command`);
+      } else if (command === "cd" || (command === "git" && verb === "clone")) {
+        // Moving around, and getting this repository.
+      } else problems.push(`${b.name}: ${JSON.stringify(line.trim())}: not an npm, node, bash, cd or git clone command`);
     }
   }
   assert.deepEqual(problems, []);

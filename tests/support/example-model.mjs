@@ -104,14 +104,22 @@ export function routeExampleFetch(target = globalThis, requests = []) {
     if (!EXAMPLE_ORIGINS.some((o) => url.startsWith(o + "/"))) return real(input, init);
     const body = JSON.parse(init.body);
     requests.push({ url, headers: Object.fromEntries(new Headers(init.headers ?? {}).entries()), body });
-    let events;
-    try {
-      events = answer(body.context);
-    } catch (err) {
-      return new Response(JSON.stringify({ error: err.message }), { status: 400, headers: { "content-type": "application/json" } });
-    }
-    const text = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
-    return new Response(text, { status: 200, headers: { "content-type": "text/event-stream" } });
+    const { status, headers, text } = proxyAnswer(body);
+    return new Response(text, { status, headers });
   };
   return requests;
+}
+
+/**
+ * What a `streamProxy` server answers to a request body `{ model, context, options }`: the events
+ * of `answer(context)` as server-sent events, or HTTP 400 with `{ error }` for a context a strict
+ * provider rejects. `{ status, headers, text }`, for a `Response` or Node's `http`.
+ */
+export function proxyAnswer(body) {
+  try {
+    const text = answer(body.context).map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+    return { status: 200, headers: { "content-type": "text/event-stream" }, text };
+  } catch (err) {
+    return { status: 400, headers: { "content-type": "application/json" }, text: JSON.stringify({ error: err.message }) };
+  }
 }

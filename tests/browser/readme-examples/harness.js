@@ -3,7 +3,7 @@
 // (https://my-app.example) to the stand-in of tests/support/example-model.mjs, in whichever global it runs.
 import { Agent, createAssistantMessageEventStream } from "/pkg/index.js";
 import { WorkerAgent } from "/pkg/worker/index.js";
-import { attachSession } from "/pkg/session/index.js";
+import { attachSession, memoryStore } from "/pkg/session/index.js";
 import { exampleStreamFn, routeExampleFetch } from "/support/example-model.mjs";
 
 export { Agent, WorkerAgent, attachSession };
@@ -32,6 +32,13 @@ export const searchIndex = {
 export const Markdown = ({ children }) => children;
 /** The app's markdown renderer: here, the text, escaped. */
 export const renderMarkdown = (text) => text.replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]);
+/** The props each message's Row was last rendered with, by message. */
+export const rowProps = new Map();
+/** The app's row of a message (React): its role, and "2/3" for a message with versions. */
+export const Row = (props) => {
+  rowProps.set(props.message, props);
+  return `${props.message.role}${props.versions ? ` ${props.versions.version + 1}/${props.versions.count}` : ""};`;
+};
 /** A worker's `transformContext`: keeps the context as it is. */
 export const trimOldMessages = async (messages) => messages;
 /** A worker script whose `serveAgent` streams from the example model. */
@@ -44,12 +51,16 @@ export const askUser = async (toolCall) => (asked.push(toolCall.id), true);
 export const beforeToolCall = async ({ toolCall }) => ((await askUser(toolCall)) ? undefined : { block: true, reason: "denied" });
 /** An Agent on the example model, with `tools`, that has answered "Hello!". */
 export let agent;
+/** For `react-branches`: the session `agent` runs with (in memory). */
+export let session;
 
-export async function reset() {
+export async function reset(block) {
   banners = [];
   asked = [];
   requests.length = 0;
+  rowProps.clear();
   agent = new Agent({ initialState, streamFn });
+  session = block?.check === "react-branches" ? await attachSession(agent, { id: "chat-1", store: memoryStore(), tabs: false }) : undefined;
   await agent.prompt("Hello!");
 }
 
@@ -116,6 +127,17 @@ export const checks = {
     const root = ns.mount(target, { agent });
     await agent.prompt("Hello again!");
     ns.unmount(root);
+  },
+  /** The branches of the session, through the example's Chat: a row per message, "2/2" once a message is edited, a Row's onSwitch. */
+  async "react-branches"(ns, { target }) {
+    const root = ns.mount(target, { agent, session });
+    await until("a row per message", () => target.textContent === "system;user;assistant;");
+    await session.branches.edit(1, "Hello again!");
+    await until("the edited message's versions", () => target.textContent === "system;user 2/2;assistant;");
+    rowProps.get(agent.state.messages[1]).onSwitch(0);
+    await until("the first version again", () => target.textContent === "system;user 1/2;assistant;" && textOf(agent.state.messages[1]) === "Hello!");
+    ns.unmount(root);
+    await session.detach();
   },
   async vue(ns, { target }) {
     const { app, state } = ns.mount(target);

@@ -7,7 +7,7 @@ addEventListener("unhandledrejection", (e) => errors.push(`unhandled rejection: 
 addEventListener("error", (e) => errors.push(`error: ${e.message}`));
 
 window.runExample = async ({ dir, main, block }) => {
-  await harness.reset();
+  await harness.reset(block);
   const base = new URL(dir, location.href);
   const ns = main ? await import(new URL(main, base).href) : {};
   if (block.check) {

@@ -15,6 +15,7 @@ import { entryFile } from "../../support/package-entry.mjs";
 import { sveltePlugin } from "../../support/esbuild-svelte.mjs";
 import { ensureFrameworks } from "../ui/bundle.mjs";
 import { exampleFiles, exampleModule, extractExamples, topLevelNames } from "../../support/markdown-examples.mjs";
+import { proxyAnswer } from "../../support/example-model.mjs";
 
 const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const HERE = fileURLToPath(new URL("./", import.meta.url));
@@ -46,13 +47,24 @@ before(async () => {
     const [name, ...value] = b.code.trim().split(":");
     pages[pagePath(b)] = { html: PAGE, headers: { [name]: value.join(":").trim() } };
   }
-  server = await startStaticServer({ "/pkg/": PKG, "/harness/": HERE, "/support/": join(REPO, "tests/support"), "/ex/": OUT }, { pages });
+  // The page's own origin answers streamProxy as the app's server would (an example's `proxyUrl: location.origin`).
+  const routes = { "/api/stream": streamRoute };
+  server = await startStaticServer({ "/pkg/": PKG, "/harness/": HERE, "/support/": join(REPO, "tests/support"), "/ex/": OUT }, { pages, routes });
   browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 });
 after(async () => {
   await browser?.close();
   await server?.close();
 });
+
+/** POST /api/stream: the example model, as a streamProxy server. */
+async function streamRoute(req, res) {
+  const chunks = [];
+  for await (const c of req) chunks.push(c);
+  const { status, headers, text } = proxyAnswer(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+  res.writeHead(status, headers);
+  res.end(text);
+}
 
 /** pi-agent-wasm's entries stay the served pkg/ modules (one copy of the library per page), except the UI adapters, bundled with their framework. */
 const pkgPlugin = {
