@@ -195,6 +195,23 @@ for (const kind of Object.keys(KINDS)) {
     b.terminate?.();
   });
 
+  test(`${kind}: prompt() right after resume(), before beforeToolCall is asked again: each call gets its moved-on result`, async () => {
+    invalid.length = 0;
+    const { store, b, session, dialog: d } = await reloadedWaiting(kind, `${kind}-at-once`);
+    const resumed = session.resume();
+    await b.prompt("never mind");
+    await resumed;
+    await b.waitForIdle();
+    assert.equal(d.open.length, 0, "no dialog is left open");
+    const results = b.state.messages.filter((m) => m.role === "toolResult");
+    assert.deepEqual(results.map(textOf), [MOVED_ON_APPROVAL, MOVED_ON_CALL]);
+    assert.deepEqual(shape(b).slice(-2), [["user", "never mind"], ["assistant", "ok: never mind"]]);
+    await session.flush();
+    await restoresTheSame(kind, `${kind}-at-once`, store, b);
+    assert.deepEqual(invalid, []);
+    b.terminate?.();
+  });
+
   test(`${kind}: continue() runs the waiting calls as resume() does (beforeToolCall asked again), then continues`, async () => {
     invalid.length = 0;
     const { store, b, session, dialog: d } = await reloadedWaiting(kind, `${kind}-continue`);
