@@ -39,7 +39,7 @@ const BUSY = "Agent is already processing";
  * wrap the parts by hand. `log()` is the log so far, `export()` its JSON text. `onWrite(op)`
  * (internal) is told each change of the log.
  */
-export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
+export function createRecorder({ now = () => Date.now(), onWrite, from, current = false } = {}) {
   const t0 = now();
   const dt = () => now() - t0;
   const store = createLogStore(from);
@@ -396,8 +396,9 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
       toolExecution: agent.toolExecution,
     };
     for (const key of Object.keys(info)) if (info[key] === undefined) delete info[key];
-    // Going on with a log another worker wrote: nothing of this transcript is known to it.
-    known = from === undefined ? state.messages.slice() : [];
+    // Going on with a log another worker wrote: nothing of this transcript is known to it, unless the
+    // log's last input set the transcript this agent starts with (`current`).
+    known = from === undefined || current ? state.messages.slice() : [];
     knownModel = state.model;
     knownLevel = state.thinkingLevel;
     if (from === undefined) write(["agent", info, safeClone(known) ?? [], (state.tools ?? []).map(declaration)]);
@@ -445,6 +446,8 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
         idleChanges();
         const a = agent.state.messages.indexOf(assistantMessage);
         input("runToolCall", a >= 0 ? { toolCall: safeClone(toolCall), a } : { toolCall: safeClone(toolCall), m: safeClone(assistantMessage) });
+        // The session aborts the call when the user aborts or moves on: playback aborts it at the same point.
+        signal?.addEventListener("abort", () => void (inputs[inputs.length - 1]?.op !== "abort" && input("abort", {})), { once: true });
         return runToolCall.call(this, toolCall, assistantMessage, signal);
       };
     }

@@ -279,6 +279,11 @@ export class WorkerAgent {
       },
     });
     for (const half of this.#extensions.values()) half.started();
+    // The queues are the page's: a fresh worker holds what the last one had not delivered (and what was
+    // queued while there was none), queued again after the extensions' halves started (a recorder there
+    // records them as the worker's inputs).
+    for (const m of this.#steering) this.#postTo(w, { op: "steer", m: this.#refs.enc(m) });
+    for (const m of this.#followUp) this.#postTo(w, { op: "followUp", m: this.#refs.enc(m) });
   }
   #dead;
   // Until the worker says it listens (a module worker whose imports await misses earlier messages).
