@@ -126,6 +126,18 @@ export function createWaiting(agent, { notify, record, flush }) {
     get pending() {
       return pending;
     },
+    /** Whether resume() (or a prompt() giving the waiting calls their results) runs now. */
+    get running() {
+      return job !== undefined || movingOn !== undefined;
+    },
+    /** The transcript moved (a branch): the calls of an answer it no longer holds wait no more. */
+    forget() {
+      const messages = agent.state.messages;
+      const kept = pending.filter((call) => messages.includes(call.assistantMessage));
+      if (kept.length === pending.length) return;
+      pending = kept;
+      notify();
+    },
     /** The calls restore found waiting. */
     set(calls) {
       pending = calls;
