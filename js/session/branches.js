@@ -202,7 +202,8 @@ export function createBranches(agent, host) {
     async regenerate(index) {
       await host.settled();
       const messages = check(index, ["assistant"]);
-      if (index === 0 || messages[index - 1]?.role === "assistant") {
+      // As continue() needs: a message before it that is not the assistant's, and not only the system prompt.
+      if (index === 0 || messages[index - 1]?.role === "assistant" || messages.slice(0, index).every((m) => m?.role === "system")) {
         throw new TypeError(`pi-agent-wasm/session: the answer at index ${index} does not follow a user message or a tool result`);
       }
       await move(index, messages.slice(0, index));

@@ -798,6 +798,13 @@ export class WorkerAgent {
   }
   continue() {
     if (this.#run) return Promise.reject(new Error(ALREADY_CONTINUING));
+    // Refused here as the in-page Agent refuses them, before a run starts (a worker that fails meanwhile
+    // would make a failed run of it).
+    const messages = this.state.messages;
+    if (messages.every((m) => m?.role === "system")) return Promise.reject(new Error("No messages to continue from"));
+    if (messages[messages.length - 1]?.role === "assistant" && this.#steering.length === 0 && this.#followUp.length === 0) {
+      return Promise.reject(new Error("Cannot continue from message role: assistant"));
+    }
     return this.#start("continue", []);
   }
   abort() {
