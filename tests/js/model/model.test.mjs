@@ -1,6 +1,7 @@
 // The model-based random test: seeded sequences of what users and the world do (prompt, steer, follow
-// up, continue, abort, approve, deny, reload and resume, tools that throw or never settle, streams that
-// error, stop mid-arguments or ignore the abort, workers that die), run on an `Agent` and on a
+// up, continue, abort, approve, deny, reload and resume, edit, regenerate and switch versions (branches),
+// tools that throw or never settle, streams that error, stop mid-arguments or ignore the abort, workers
+// that die), run on an `Agent` and on a
 // `WorkerAgent` (over a MessageChannel), each with a session and a recorder; after every step the
 // invariants of sequence.mjs hold. The regression sequences in regressions.json always run first.
 //
@@ -10,6 +11,7 @@
 //   PI_MODEL_SEEDS=20000 node --test tests/js/model/   more seeds per subject (default 1000)
 //   PI_MODEL_FROM=5000                                 the first seed (default 1)
 //   PI_MODEL_SEED=123 PI_MODEL_SUBJECT=worker          one sequence, its trace printed
+//   PI_MODEL_DUMP=1 (with PI_MODEL_SEED)               also its recorded logs, and the messages of their replay
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { readFileSync } from "node:fs";

@@ -1,5 +1,6 @@
 // One sequence of the model-based test: what a user and the world do to an `Agent` or a `WorkerAgent`
-// (with a session and a recorder attached), step by step, with the invariants checked after each step:
+// (with a session and a recorder attached: prompts, queues, approvals, aborts, reloads, the session's
+// branches, failing workers), step by step, with the invariants checked after each step:
 //   - every context the model is sent is valid for a strict provider (world.mjs), and so is the transcript,
 //     but for what it may keep (keptTranscriptProblems): the calls of its last answer while they run or wait,
 //     and the calls of an answer that failed, which never ran;
@@ -25,8 +26,10 @@ export const SUBJECTS = ["agent", "worker"];
 // Steps, by weight. A step that does not apply at that moment (approve with no dialog open) does nothing.
 const STEPS = {
   prompt: 22, steer: 8, followUp: 8, continue: 5, abort: 8, approve: 10, deny: 6, wait: 22, reload: 8, resume: 6,
-  terminate: 3, workerThrows: 2, breakNextWorker: 1,
+  terminate: 3, workerThrows: 2, breakNextWorker: 1, edit: 5, regenerate: 4, switchTo: 4,
 };
+// The session's branches: which message (or fork point) a step picks, as a fraction of those that fit.
+const BRANCH_STEPS = new Set(["edit", "regenerate", "switchTo"]);
 const WAITS = [1, 2, 3, 5, 8, 20, 60];
 const WORKER_ONLY = new Set(["terminate", "workerThrows", "breakNextWorker"]);
 
@@ -41,6 +44,7 @@ export function generate(seed, subject) {
     while (subject !== "worker" && WORKER_ONLY.has(op));
     if (op === "wait") steps.push(["wait", WAITS[r.int(WAITS.length)]]);
     else if (op === "reload") steps.push(["reload", r() < 0.5 ? "flush" : "crash"]);
+    else if (BRANCH_STEPS.has(op)) steps.push([op, Math.floor(r() * 100) / 100]);
     else steps.push([op]);
   }
   return steps;
@@ -176,12 +180,13 @@ export async function runSequence({ seed, subject, steps }) {
   /** The page goes: after its last write (flush), or at once (crash). */
   async function drop(inc, how) {
     const before = JSON.stringify(plain(inc.agent.state.messages));
-    const idleBefore = !inc.agent.state.isStreaming;
+    // Idle: no run, and no session.resume() or branch step under way (restored calls run outside a run).
+    const idleBefore = !inc.agent.state.isStreaming && inc.runs.every((r) => r.done);
     if (how === "flush" && inc.session && !(await waitUntil(settled(inc.session.flush())))) problem("hang", "session.flush() did not settle");
     inc.alive = false;
     inc.messages = plain(inc.agent.state.messages);
     // Idle, and nothing changed while the last write was made: the store holds all of it.
-    inc.idle = idleBefore && !inc.agent.state.isStreaming && JSON.stringify(inc.messages) === before;
+    inc.idle = idleBefore && !inc.agent.state.isStreaming && inc.runs.every((r) => r.done) && JSON.stringify(inc.messages) === before;
     inc.log = inc.recorder?.log() && JSON.parse(inc.recorder.export());
     world.approvals = world.approvals.filter((a) => a.incarnation !== inc.n);
     // What runs on in this process after the page is gone is not the page's: stop it.
@@ -205,6 +210,21 @@ export async function runSequence({ seed, subject, steps }) {
       log(`  ${what} rejected: ${err?.message ?? err}`);
     });
   };
+
+  /** A branch step: refused while the agent runs, before it changes anything; any other refusal comes after its cut. */
+  function branchStep(what, run) {
+    start(inc, what, () =>
+      run().catch((err) => {
+        if (!/branches cannot change while the agent runs|does not follow a user message or a tool result/.test(err?.message)) problem("branches", `${what} was refused after it set the transcript: ${err?.message ?? err}`);
+        throw err;
+      }),
+    );
+  }
+
+  /** Lets up to `n` turns of the event loop pass while the agent runs. */
+  async function idleOrTicks(n) {
+    for (let k = 0; k < n && inc.agent.state.isStreaming; k++) await tick();
+  }
 
   function checkNow(inc) {
     const ps = keptTranscriptProblems(inc.agent.state.messages);
@@ -263,6 +283,32 @@ export async function runSequence({ seed, subject, steps }) {
         case "resume":
           if (inc.session) start(inc, "session.resume()", () => inc.session.resume());
           break;
+        case "edit":
+        case "regenerate": {
+          // The user waits a moment for the answer to end (a UI offers these on an idle agent), then
+          // edits a user message, or runs again an answer that follows a user message or tool results.
+          await idleOrTicks(60);
+          const branches = inc.session?.branches;
+          const messages = agent().state.messages;
+          // Some answers cannot run again (one after the system prompt alone): refused before any change.
+          const fits = (m, i) => (op === "edit" ? m.role === "user" : m.role === "assistant" && i > 0 && messages[i - 1].role !== "assistant");
+          const at = messages.flatMap((m, i) => (fits(m, i) ? [i] : []));
+          if (!branches || at.length === 0) break;
+          const index = at[Math.floor(arg * at.length)];
+          log(`  ${op}(${index})`);
+          branchStep(`branches.${op}(${index})`, () => (op === "edit" ? branches.edit(index, `e${stepIndex + 1}`) : branches.regenerate(index)));
+          break;
+        }
+        case "switchTo": {
+          await idleOrTicks(60);
+          const points = inc.session?.branches.points ?? [];
+          if (points.length === 0) break;
+          const p = points[Math.floor(arg * points.length)];
+          const version = (p.version + 1) % p.count;
+          log(`  switchTo(${p.index}, ${version})`);
+          branchStep(`branches.switchTo(${p.index}, ${version})`, () => inc.session.branches.switchTo(p.index, version));
+          break;
+        }
         case "terminate":
           agent().terminate?.();
           break;
@@ -335,6 +381,11 @@ export async function runSequence({ seed, subject, steps }) {
       return problem("replay", `createReplay refuses the recorded log of incarnation ${i.n}: ${err.message}`);
     }
     const counter = { events: 0 };
+    // PI_MODEL_DUMP=1 (with PI_MODEL_SEED): each recorded log, and the messages of its replay.
+    if (process.env.PI_MODEL_DUMP) {
+      console.log(JSON.stringify(i.log));
+      replayed.subscribe((e) => e.type.startsWith("message_") && e.type !== "message_update" && console.log(`replay: ${e.type} ${e.message.role} ${JSON.stringify(e.message).slice(0, 200)}`));
+    }
     replayed.subscribe(() => void counter.events++);
     const played = replay.play(replayed);
     const ok = await waitIdleOrQuiet(counter, settled(played), REPLAY_QUIET_MS);
