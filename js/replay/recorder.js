@@ -256,6 +256,15 @@ export function createRecorder({ now = () => Date.now(), onWrite, from, current 
     return n;
   }
 
+  let unwatch = () => {};
+  // From prompt() or continue() to the run's agent_start (and during reset()): the agent's own changes, not the app's.
+  let starting = false;
+  function watchIdle(on) {
+    unwatch();
+    unwatch = () => {};
+    if (on && typeof agent.subscribeState === "function") unwatch = agent.subscribeState(() => void (!starting && idleChanges()), { coalesce: false });
+  }
+
   /** What the app changed while the agent was idle (its transcript, model), as inputs before the next one. */
   function idleChanges() {
     if (running || !agent) return;
@@ -340,6 +349,8 @@ export function createRecorder({ now = () => Date.now(), onWrite, from, current 
       cutRequest = undefined;
     }
     if (type === "agent_start") {
+      starting = false;
+      watchIdle(false);
       running = true;
       write(["running", true]);
       runFirstRequest = requests.length;
@@ -352,6 +363,7 @@ export function createRecorder({ now = () => Date.now(), onWrite, from, current 
       known = agent.state.messages.slice();
       knownModel = agent.state.model;
       knownLevel = agent.state.thinkingLevel;
+      watchIdle(true);
     }
   }
 
@@ -408,6 +420,10 @@ export function createRecorder({ now = () => Date.now(), onWrite, from, current 
       if (Array.isArray(list)) input("tools", { tools: list.map(declaration) });
     });
     agent.subscribe(listener, { deltas: false });
+    // An edit made between runs is an input at once, not only before the next input: a transcript set
+    // (a branch switched, a restore) and then nothing else before the log is exported is in the log too.
+    // Watched between runs only (a run changes the state per token; its events say what it did).
+    watchIdle(true);
     for (const op of OPS) {
       const original = agent[op];
       if (typeof original !== "function") continue;
@@ -427,7 +443,15 @@ export function createRecorder({ now = () => Date.now(), onWrite, from, current 
           if (!queued.has(args[0])) queued.set(args[0], []);
           queued.get(args[0]).push(n);
         }
-        const out = original.apply(agent, args);
+        const own = op === "prompt" || op === "continue" || op === "reset";
+        if (own) starting = true;
+        let out;
+        try {
+          out = original.apply(agent, args);
+        } finally {
+          if (op === "reset" || !isThenable(out)) starting = false;
+        }
+        if (own && isThenable(out)) out.then(() => void (starting = false), () => void (starting = false));
         // The baseline `reset()` leaves is the agent's own doing, not an edit of the app's.
         if (op === "reset") known = agent.state.messages.slice();
         if ((op === "prompt" || op === "continue") && isThenable(out)) {

@@ -39,6 +39,8 @@ export function recordInWorker(agent, store) {
     // recorder writes the whole transcript the page gave it as an edit before the next input.
     started() {
       failed = false;
+      unwatch?.();
+      unwatch = undefined;
       // The last worker ended before its recorder sent anything (terminate() at once): the fresh one
       // starts the log, with the settings, transcript and tools the page gives it.
       if (store.log.agent === undefined) return void post({ cmd: "record" });
@@ -51,25 +53,29 @@ export function recordInWorker(agent, store) {
     },
     stopped() {
       failed = true;
+      // Until a fresh worker starts, the page's edits of the transcript (a branch switched) are this side's to write.
+      unwatch ??= agent.subscribeState?.(() => void (!agent.state.isStreaming && edit()), { coalesce: false });
     },
   });
+  let unwatch;
+  /** The transcript the page holds, as an edit, when it is not the one this side wrote last. */
+  function edit() {
+    if (store.log.agent === undefined) return;
+    const messages = agent.state.messages;
+    if (wrote && wrote.messages.length === messages.length && wrote.messages.every((m, k) => m === messages[k])) return;
+    let add;
+    try {
+      add = clone(messages);
+    } catch {
+      return;
+    }
+    lost();
+    input({ op: "messages", keep: 0, add });
+    wrote = { n: store.log.inputs.length, messages: messages.slice() };
+  }
   // A run the page ended because its worker failed (one that never loaded records nothing at all):
   // the transcript the page holds then is an edit, so that playback ends with it.
-  agent.subscribe(
-    (event) => {
-      if (event?.type !== "agent_end" || !failed || store.log.agent === undefined) return;
-      let add;
-      try {
-        add = clone(agent.state.messages);
-      } catch {
-        return;
-      }
-      lost();
-      input({ op: "messages", keep: 0, add });
-      wrote = { n: store.log.inputs.length, messages: agent.state.messages.slice() };
-    },
-    { deltas: false },
-  );
+  agent.subscribe((event) => void (event?.type === "agent_end" && failed && edit()), { deltas: false });
   post({ cmd: "record" });
   return agent;
 }
