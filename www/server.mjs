@@ -23,7 +23,7 @@ import http from "node:http";
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { createProxyHandler, toNodeHandler } from "pi-agent-wasm/server";
 import { configureModels, publicModel } from "./server/providers.mjs";
 
@@ -92,6 +92,23 @@ export async function startServer(options = {}) {
 
 	const { models, offered, secrets } = await configureModels(env, { demoDelayScale: delayScale });
 	const log = options.log ?? ((line) => (quiet ? undefined : console.log(line)));
+	// Test mode: a module whose `strictProblems(messages)` lists what a strict provider (OpenAI, Anthropic) would
+	// reject in a context; such a request fails as theirs do (the tests use the repository's own check).
+	const strictProblems = env.PI_DEMO_STRICT_CHECK ? (await import(pathToFileURL(resolve(env.PI_DEMO_STRICT_CHECK)).href)).strictProblems : undefined;
+	const provider = !strictProblems
+		? models
+		: {
+				streamSimple(model, context, streamOptions) {
+					const invalid = strictProblems(context?.messages);
+					if (invalid.length > 0) {
+						log(`POST /api/stream refused: invalid context for a strict provider: ${invalid[0]}`);
+						throw new Error(`invalid context for a strict provider: ${invalid[0]}`);
+					}
+					return models.streamSimple(model, context, streamOptions);
+				},
+				getModel: models.getModel?.bind(models),
+				getAuth: models.getAuth?.bind(models),
+			};
 	const config = {
 		token,
 		models: offered.map(publicModel),
@@ -105,7 +122,7 @@ export async function startServer(options = {}) {
 	const proxyFor = (port) =>
 		toNodeHandler(
 			createProxyHandler({
-				stream: models,
+				stream: provider,
 				models: offered,
 				authorize: (request) => (tokenMatches(request.headers.get("authorization"), token) ? "demo-user" : null),
 				hosts: [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`],

@@ -34,7 +34,7 @@ function recorderHalf(v, { agent, post }) {
       queueMicrotask(flush);
     }
   };
-  createRecorder({ onWrite, from: v.log }).attach(agent);
+  createRecorder({ onWrite, from: v.log, current: v.current === true }).attach(agent);
 }
 
 const inputs = new Map();

@@ -50,6 +50,9 @@ export function createPlayer(data, options = {}) {
   /** Runs (and restored calls) playback started and the agent has not finished. */
   let runs = 0;
   const started = [];
+  // The signals of the restored tool calls running (`runToolCall`): an `abort` input aborts them, as
+  // the recording's session aborted its own when the user aborted or moved on, and so does `lost`.
+  const callRuns = new Set();
   let finish;
   const finished = new Promise((resolve) => (finish = resolve));
 
@@ -277,16 +280,22 @@ export function createPlayer(data, options = {}) {
         case "runToolCall": {
           const message = x.m !== undefined ? clone(x.m) : agent.state.messages[x.a];
           if (message?.role !== "assistant") return void diverge(`a restored tool call's assistant message is transcript message ${x.a}, a ${message?.role ?? "missing"} message in the replay`);
-          track(agent[RUN_TOOL_CALL](clone(x.toolCall), message));
+          const controller = new AbortController();
+          callRuns.add(controller);
+          track(Promise.resolve(agent[RUN_TOOL_CALL](clone(x.toolCall), message, controller.signal)).finally(() => callRuns.delete(controller)));
           break;
         }
         case "abort":
           agent.abort();
+          for (const c of callRuns) c.abort();
           onAbort?.();
           break;
         case "lost":
-          // The recording lost the rest of this run (its worker ended): the replay's run ends here,
-          // and what it emits meanwhile is not in the log.
+          // The recording's worker ended: its queues went with it (the page queues what they held
+          // again, as inputs the log has after this one), and the rest of its run is lost: the
+          // replay's run ends here, and what it emits meanwhile is not in the log.
+          agent.clearAllQueues();
+          for (const c of callRuns) c.abort();
           if (agent.signal === undefined) break;
           lost = true;
           agent.abort();

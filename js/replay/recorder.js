@@ -39,7 +39,7 @@ const BUSY = "Agent is already processing";
  * wrap the parts by hand. `log()` is the log so far, `export()` its JSON text. `onWrite(op)`
  * (internal) is told each change of the log.
  */
-export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
+export function createRecorder({ now = () => Date.now(), onWrite, from, current = false } = {}) {
   const t0 = now();
   const dt = () => now() - t0;
   const store = createLogStore(from);
@@ -256,6 +256,15 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
     return n;
   }
 
+  let unwatch = () => {};
+  // From prompt() or continue() to the run's agent_start (and during reset()): the agent's own changes, not the app's.
+  let starting = false;
+  function watchIdle(on) {
+    unwatch();
+    unwatch = () => {};
+    if (on && typeof agent.subscribeState === "function") unwatch = agent.subscribeState(() => void (!starting && idleChanges()), { coalesce: false });
+  }
+
   /** What the app changed while the agent was idle (its transcript, model), as inputs before the next one. */
   function idleChanges() {
     if (running || !agent) return;
@@ -340,6 +349,8 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
       cutRequest = undefined;
     }
     if (type === "agent_start") {
+      starting = false;
+      watchIdle(false);
       running = true;
       write(["running", true]);
       runFirstRequest = requests.length;
@@ -352,6 +363,7 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
       known = agent.state.messages.slice();
       knownModel = agent.state.model;
       knownLevel = agent.state.thinkingLevel;
+      watchIdle(true);
     }
   }
 
@@ -396,8 +408,9 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
       toolExecution: agent.toolExecution,
     };
     for (const key of Object.keys(info)) if (info[key] === undefined) delete info[key];
-    // Going on with a log another worker wrote: nothing of this transcript is known to it.
-    known = from === undefined ? state.messages.slice() : [];
+    // Going on with a log another worker wrote: nothing of this transcript is known to it, unless the
+    // log's last input set the transcript this agent starts with (`current`).
+    known = from === undefined || current ? state.messages.slice() : [];
     knownModel = state.model;
     knownLevel = state.thinkingLevel;
     if (from === undefined) write(["agent", info, safeClone(known) ?? [], (state.tools ?? []).map(declaration)]);
@@ -407,6 +420,10 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
       if (Array.isArray(list)) input("tools", { tools: list.map(declaration) });
     });
     agent.subscribe(listener, { deltas: false });
+    // An edit made between runs is an input at once, not only before the next input: a transcript set
+    // (a branch switched, a restore) and then nothing else before the log is exported is in the log too.
+    // Watched between runs only (a run changes the state per token; its events say what it did).
+    watchIdle(true);
     for (const op of OPS) {
       const original = agent[op];
       if (typeof original !== "function") continue;
@@ -426,7 +443,15 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
           if (!queued.has(args[0])) queued.set(args[0], []);
           queued.get(args[0]).push(n);
         }
-        const out = original.apply(agent, args);
+        const own = op === "prompt" || op === "continue" || op === "reset";
+        if (own) starting = true;
+        let out;
+        try {
+          out = original.apply(agent, args);
+        } finally {
+          if (op === "reset" || !isThenable(out)) starting = false;
+        }
+        if (own && isThenable(out)) out.then(() => void (starting = false), () => void (starting = false));
         // The baseline `reset()` leaves is the agent's own doing, not an edit of the app's.
         if (op === "reset") known = agent.state.messages.slice();
         if ((op === "prompt" || op === "continue") && isThenable(out)) {
@@ -445,6 +470,8 @@ export function createRecorder({ now = () => Date.now(), onWrite, from } = {}) {
         idleChanges();
         const a = agent.state.messages.indexOf(assistantMessage);
         input("runToolCall", a >= 0 ? { toolCall: safeClone(toolCall), a } : { toolCall: safeClone(toolCall), m: safeClone(assistantMessage) });
+        // The session aborts the call when the user aborts or moves on: playback aborts it at the same point.
+        signal?.addEventListener("abort", () => void (inputs[inputs.length - 1]?.op !== "abort" && input("abort", {})), { once: true });
         return runToolCall.call(this, toolCall, assistantMessage, signal);
       };
     }

@@ -14,22 +14,68 @@ export const PLAYER = "replay-player";
 
 /** Records `agent` (a WorkerAgent) in its worker; `store` is the main thread's copy of the log. */
 export function recordInWorker(agent, store) {
+  const last = () => store.log.inputs[store.log.inputs.length - 1];
+  /** Makes `x` the log's next input, in place (written here, not by a worker). */
+  const input = (x) => {
+    const n = store.log.inputs.length;
+    store.apply(["i", { t: last()?.t ?? 0, ...x }]);
+    store.apply(["st", ["i", n]]);
+  };
+  // What the last worker's run did after the last change it sent is lost: an input says so
+  // (playback ends the run there, and empties the queues the page queues again).
+  const lost = () => {
+    if (last()?.op !== "lost") input({ op: "lost" });
+    store.apply(["running", false]);
+  };
+  // Set when the worker failed, until a fresh one starts: the run the page ends then is not the worker's.
+  let failed = false;
+  // The transcript the page held when this side wrote it as an edit, and how many inputs the log had then.
+  let wrote;
   const post = agent[WORKER_SEAM](RECORDER, {
     message(v) {
       for (const op of v.ops ?? []) store.apply(op);
     },
-    // A fresh worker (after a failure or terminate()) goes on with the log as it stands. What the
-    // last one's run did after the last change it sent is lost: an input says so (playback ends
-    // the run there), and the fresh recorder writes the whole transcript the page gave it as an
-    // edit before the next input.
+    // A fresh worker (after a failure or terminate()) goes on with the log as it stands, and its
+    // recorder writes the whole transcript the page gave it as an edit before the next input.
     started() {
-      const n = store.log.inputs.length;
-      store.apply(["i", { t: store.log.inputs[n - 1]?.t ?? 0, op: "lost" }]);
-      store.apply(["st", ["i", n]]);
-      store.apply(["running", false]);
-      post({ cmd: "record", log: store.snapshot() });
+      failed = false;
+      unwatch?.();
+      unwatch = undefined;
+      // The last worker ended before its recorder sent anything (terminate() at once): the fresh one
+      // starts the log, with the settings, transcript and tools the page gives it.
+      if (store.log.agent === undefined) return void post({ cmd: "record" });
+      // The log's last input is the page's transcript, which the fresh worker starts with: it goes on from there.
+      const messages = agent.state.messages;
+      const current = wrote !== undefined && wrote.n === store.log.inputs.length && wrote.messages.length === messages.length && wrote.messages.every((m, k) => m === messages[k]);
+      wrote = undefined;
+      if (!current) lost();
+      post({ cmd: "record", log: store.snapshot(), current });
+    },
+    stopped() {
+      failed = true;
+      // Until a fresh worker starts, the page's edits of the transcript (a branch switched) are this side's to write.
+      unwatch ??= agent.subscribeState?.(() => void (!agent.state.isStreaming && edit()), { coalesce: false });
     },
   });
+  let unwatch;
+  /** The transcript the page holds, as an edit, when it is not the one this side wrote last. */
+  function edit() {
+    if (store.log.agent === undefined) return;
+    const messages = agent.state.messages;
+    if (wrote && wrote.messages.length === messages.length && wrote.messages.every((m, k) => m === messages[k])) return;
+    let add;
+    try {
+      add = clone(messages);
+    } catch {
+      return;
+    }
+    lost();
+    input({ op: "messages", keep: 0, add });
+    wrote = { n: store.log.inputs.length, messages: messages.slice() };
+  }
+  // A run the page ended because its worker failed (one that never loaded records nothing at all):
+  // the transcript the page holds then is an edit, so that playback ends with it.
+  agent.subscribe((event) => void (event?.type === "agent_end" && failed && edit()), { deltas: false });
   post({ cmd: "record" });
   return agent;
 }

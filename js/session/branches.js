@@ -107,7 +107,8 @@ const samePoints = (a, b) => a.length === b.length && a.every((p, i) => p.index 
  * The `branches` of a session. `host` gives what the session knows: `tree()` (the tree of the
  * transcript shown, synced), `leader()`, `settled()` (undefined, or a promise while the session
  * catches up with another writer of its log), `record(r)` (adds a record to the next write),
- * `flush()` (writes; resolves when stored), `refuse()` (the error of a following tab) and
+ * `flush()` (writes; resolves when stored), `refuse()` (the error of a following tab),
+ * `busy()` (restored calls run, as in a run), `moved()` (the transcript moved) and
  * `subscribe(listener)` (called when the session's state changes).
  */
 export function createBranches(agent, host) {
@@ -136,7 +137,7 @@ export function createBranches(agent, host) {
   /** Sets the transcript to `messages`, the version from `at` on kept first, and writes both. */
   async function move(at, messages) {
     if (!host.leader()) throw host.refuse();
-    if (agent.state.isStreaming) throw new Error("pi-agent-wasm/session: branches cannot change while the agent runs (abort or wait for it first)");
+    if (agent.state.isStreaming || host.busy?.()) throw new Error("pi-agent-wasm/session: branches cannot change while the agent runs (abort or wait for it first)");
     const tree = host.tree();
     if (at < tree.messages().length) {
       tree.keep(at);
@@ -144,6 +145,7 @@ export function createBranches(agent, host) {
     }
     agent.state.messages = messages;
     tree.sync(agent.state.messages);
+    host.moved?.();
     // The cut is written before the run that follows it adds to the transcript.
     await host.flush();
     notify();
@@ -200,7 +202,8 @@ export function createBranches(agent, host) {
     async regenerate(index) {
       await host.settled();
       const messages = check(index, ["assistant"]);
-      if (index === 0 || messages[index - 1]?.role === "assistant") {
+      // As continue() needs: a message before it that is not the assistant's, and not only the system prompt.
+      if (index === 0 || messages[index - 1]?.role === "assistant" || messages.slice(0, index).every((m) => m?.role === "system")) {
         throw new TypeError(`pi-agent-wasm/session: the answer at index ${index} does not follow a user message or a tool result`);
       }
       await move(index, messages.slice(0, index));

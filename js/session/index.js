@@ -394,6 +394,10 @@ export async function attachSession(agent, options = {}) {
     settled: () => (catchingUp ? catchUp.settled() : undefined),
     // A branch's cut goes to the writer, in the page or in a WorkerAgent's worker.
     record: (r) => writer?.record(r),
+    // Restored calls that resume() runs hold the transcript as a run does; those only waiting are
+    // forgotten when the transcript no longer holds their answer.
+    busy: () => waiting.running,
+    moved: () => waiting.forget(),
     flush: () => writer?.flush(),
     refuse: refusal,
     subscribe(listener) {

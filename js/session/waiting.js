@@ -34,8 +34,9 @@ export function createWaiting(agent, { notify, record, flush }) {
   let job;
   // A prompt() giving the waiting calls their results before it runs.
   let movingOn;
-  // Ids of the calls waiting in beforeToolCall now (see `track`).
+  // Ids of the calls waiting in beforeToolCall now, and of those it was called for (see `track`).
   const asking = new Set();
+  const asked = new Set();
   // The agent's methods as they were when the session wrapped them (`wrap`).
   const original = {};
 
@@ -58,6 +59,7 @@ export function createWaiting(agent, { notify, record, flush }) {
       }
       const { toolCall, assistantMessage } = call;
       record({ t: "ts", id: toolCall.id });
+      asked.delete(toolCall.id);
       current.call = call;
       let outcome;
       try {
@@ -67,8 +69,10 @@ export function createWaiting(agent, { notify, record, flush }) {
       }
       current.call = undefined;
       if (current.dropped) return;
-      // The user moved on while this call was asked about again: it was not approved.
-      const message = current.movedWhileAsking ? movedOn({ toolCall, approval: true }) : toolResultMessage(toolCall, outcome.result, outcome.isError);
+      // The user moved on before this call ran (while it was asked about again, or before it was): it did not run.
+      const message = current.movedBeforeRun
+        ? movedOn({ toolCall, approval: call.approval || current.movedWhileAsking })
+        : toolResultMessage(toolCall, outcome.result, outcome.isError);
       answer([call], [message]);
     }
   }
@@ -79,7 +83,7 @@ export function createWaiting(agent, { notify, record, flush }) {
     const calls = pending;
     pending = [];
     const controller = new AbortController();
-    const current = (job = { controller, calls, moved: false, movedWhileAsking: false, dropped: false });
+    const current = (job = { controller, calls, moved: false, movedWhileAsking: false, movedBeforeRun: false, dropped: false });
     const onAbort = () => controller.abort(signal.reason);
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
@@ -107,7 +111,10 @@ export function createWaiting(agent, { notify, record, flush }) {
     const current = job;
     if (current) {
       current.moved = true;
-      current.movedWhileAsking = current.call !== undefined && asking.has(current.call.toolCall.id);
+      const id = current.call?.toolCall.id;
+      current.movedWhileAsking = id !== undefined && asking.has(id);
+      // A prompt() right after resume() can come before beforeToolCall is asked: the call has not run either.
+      current.movedBeforeRun = current.movedWhileAsking || (id !== undefined && !asked.has(id) && typeof agent.beforeToolCall === "function");
       current.controller.abort();
       await current.promise.catch(() => {});
     }
@@ -118,6 +125,18 @@ export function createWaiting(agent, { notify, record, flush }) {
   return {
     get pending() {
       return pending;
+    },
+    /** Whether resume() (or a prompt() giving the waiting calls their results) runs now. */
+    get running() {
+      return job !== undefined || movingOn !== undefined;
+    },
+    /** The transcript moved (a branch): the calls of an answer it no longer holds wait no more. */
+    forget() {
+      const messages = agent.state.messages;
+      const kept = pending.filter((call) => messages.includes(call.assistantMessage));
+      if (kept.length === pending.length) return;
+      pending = kept;
+      notify();
     },
     /** The calls restore found waiting. */
     set(calls) {
@@ -131,6 +150,7 @@ export function createWaiting(agent, { notify, record, flush }) {
         : async (context, signal) => {
             const id = context?.toolCall?.id;
             asking.add(id);
+            asked.add(id);
             try {
               return await hook(context, signal);
             } finally {

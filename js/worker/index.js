@@ -279,6 +279,11 @@ export class WorkerAgent {
       },
     });
     for (const half of this.#extensions.values()) half.started();
+    // The queues are the page's: a fresh worker holds what the last one had not delivered (and what was
+    // queued while there was none), queued again after the extensions' halves started (a recorder there
+    // records them as the worker's inputs).
+    for (const m of this.#steering) this.#postTo(w, { op: "steer", m: this.#refs.enc(m) });
+    for (const m of this.#followUp) this.#postTo(w, { op: "followUp", m: this.#refs.enc(m) });
   }
   #dead;
   // Until the worker says it listens (a module worker whose imports await misses earlier messages).
@@ -813,6 +818,13 @@ export class WorkerAgent {
   }
   continue() {
     if (this.#run) return Promise.reject(new Error(ALREADY_CONTINUING));
+    // Refused here as the in-page Agent refuses them, before a run starts (a worker that fails meanwhile
+    // would make a failed run of it).
+    const messages = this.state.messages;
+    if (messages.every((m) => m?.role === "system")) return Promise.reject(new Error("No messages to continue from"));
+    if (messages[messages.length - 1]?.role === "assistant" && this.#steering.length === 0 && this.#followUp.length === 0) {
+      return Promise.reject(new Error("Cannot continue from message role: assistant"));
+    }
     return this.#start("continue", []);
   }
   abort() {

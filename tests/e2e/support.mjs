@@ -93,7 +93,9 @@ export async function ensureAppBuilt() {
  * from the caller's shell) plus `env`. Returns { url, origin, port, proc, output(), close() }.
  */
 export async function startDemoServer(env = {}, { timeoutMs = 20_000 } = {}) {
-	const childEnv = { PATH: process.env.PATH, HOME: process.env.HOME ?? "/tmp", PORT: "0", ...env };
+	// Every context the demo server is sent must be valid for a strict provider (it refuses one that is not).
+	const strict = join(REPO, "tests/support/strict-transcript.mjs");
+	const childEnv = { PATH: process.env.PATH, HOME: process.env.HOME ?? "/tmp", PORT: "0", PI_DEMO_STRICT_CHECK: strict, ...env };
 	const proc = spawn(process.execPath, [join(WWW, "server.mjs")], { cwd: WWW, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
 	let out = "";
 	proc.stdout.on("data", (d) => (out += d));

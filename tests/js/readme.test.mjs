@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { startFakeAnthropic } from "../support/fake-anthropic.mjs";
 import { readmeFiles } from "../support/readme.mjs";
-import { KEY, packedApp, startProcess } from "../browser/server/journey.mjs";
+import { KEY, freePort, packedApp, startProcess } from "../browser/server/journey.mjs";
 
 const { Agent, streamProxy } = await import("../../pkg/index.js");
 const { attachSession, httpStore } = await import("../../pkg/session/index.js");
@@ -20,13 +20,15 @@ test("the README's Node http and Express servers, as written", { timeout: 180_00
 	t.after(() => app.remove());
 	const fake = await startFakeAnthropic({ key: KEY });
 	t.after(() => fake.close());
-	for (const [file, port] of [["server.mjs", 8787], ["express.mjs", 8788]]) {
+	for (const file of ["server.mjs", "express.mjs"]) {
 		await t.test(file, async () => {
 			assert.ok(files[file], `README.md shows ${file}`);
+			// The README's servers listen on PORT when it is set: a free port here, so that test runs at once never collide.
+			const port = await freePort();
 			writeFileSync(join(app.dir, file), files[file]);
 			const server = await startProcess([file], {
 				cwd: app.dir,
-				env: { APP_TOKEN: "app-token", ANTHROPIC_API_KEY: KEY, PI_TEST_ANTHROPIC_URL: fake.url },
+				env: { APP_TOKEN: "app-token", ANTHROPIC_API_KEY: KEY, PI_TEST_ANTHROPIC_URL: fake.url, PORT: String(port) },
 				ready: /$^/, // it prints nothing: ready once it answers
 				readyCheck: `http://127.0.0.1:${port}/api/stream`,
 			});

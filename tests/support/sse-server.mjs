@@ -49,9 +49,15 @@
 // promise that settles when the response is closed) }. `srv.settled()` waits until every response so far
 // is closed.
 //
+// Like a strict provider (OpenAI's and Anthropic's APIs), the server answers HTTP 400
+// `{ "error": "invalid context for a strict provider: …" }` to a POST whose `context.messages` has a tool
+// call not answered at once by its result (tests/support/strict-transcript.mjs), instead of its script; the
+// record keeps the problems (`strictProblems`). `startSseServer(routes, { strict: false })` turns that off.
+//
 // Client disconnects are detected with `res.on("close")`: `req.on("close")` fires as soon as the request body
 // has been read in Node >= 16 and says nothing about the client.
 import http from "node:http";
+import { strictProblems } from "./strict-transcript.mjs";
 
 const DEFAULT_HANG_MS = 3000;
 const MAX_HANG_MS = 10000;
@@ -166,7 +172,7 @@ const PREFLIGHT = {
 /**
  * Starts a server. Resolves to { url, port, requests, settled(), close() }.
  */
-export async function startSseServer(routes = {}) {
+export async function startSseServer(routes = {}, { strict = true } = {}) {
 	const requests = [];
 	const timers = new Set();
 	const hangs = new Set();
@@ -287,6 +293,16 @@ export async function startSseServer(routes = {}) {
 				res.writeHead(405, { ...CORS, "content-type": "application/json" });
 				res.end(JSON.stringify({ error: `method ${req.method} not allowed` }));
 				return;
+			}
+			const messages = record.body?.context?.messages;
+			if (strict && Array.isArray(messages)) {
+				const problems = strictProblems(messages);
+				if (problems.length > 0) {
+					record.strictProblems = problems;
+					res.writeHead(400, { ...CORS, "content-type": "application/json" });
+					res.end(JSON.stringify({ error: `invalid context for a strict provider: ${problems[0]}` }));
+					return;
+				}
 			}
 			respond(record, req, res).catch((e) => {
 				record.serverError = e;

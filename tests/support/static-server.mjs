@@ -1,7 +1,9 @@
 // The static file server of the browser tests, on 127.0.0.1 (a free port), started and closed by
 // the test that uses it. `mounts`: URL prefix -> directory (the first prefix that has the file
-// serves it); `pages`: exact path -> HTML text. Files are read at each request and never cached,
-// so a test serves the build it finds.
+// serves it); `pages`: exact path -> HTML text, or `{ html, headers }` to send extra response headers
+// with it (a Content-Security-Policy, say); `routes`: exact path -> `(req, res)` handler, for an
+// endpoint the pages call. Files are read at each request and never cached, so a test serves the
+// build it finds.
 import http from "node:http";
 import { readFileSync, statSync } from "node:fs";
 import { extname, resolve, sep } from "node:path";
@@ -15,12 +17,14 @@ export const MIME = {
 	".css": "text/css; charset=utf-8",
 };
 
-export async function startStaticServer(mounts, { pages = {} } = {}) {
+export async function startStaticServer(mounts, { pages = {}, routes = {} } = {}) {
 	const server = http.createServer((req, res) => {
 		const path = decodeURIComponent(req.url.split("?")[0]);
+		if (Object.hasOwn(routes, path)) return routes[path](req, res);
 		if (Object.hasOwn(pages, path)) {
-			res.writeHead(200, { "content-type": MIME[".html"], "cache-control": "no-store" });
-			return res.end(pages[path]);
+			const page = typeof pages[path] === "string" ? { html: pages[path] } : pages[path];
+			res.writeHead(200, { "content-type": MIME[".html"], "cache-control": "no-store", ...page.headers });
+			return res.end(page.html);
 		}
 		if (path === "/favicon.ico") {
 			res.writeHead(204);

@@ -68,3 +68,35 @@ export function assertStrictContext(context) {
 	const problems = strictProblems(messages);
 	if (problems.length > 0) throw new StrictTranscriptError(problems, messages);
 }
+
+/**
+ * `strictProblems` of a transcript that may still be running: the calls of its last assistant message
+ * that no result answers yet, with only results after it, are allowed (they run, wait for approval, or
+ * wait for a session's resume()). Everything before them must be valid.
+ */
+export function strictPrefixProblems(messages) {
+	if (!Array.isArray(messages)) return strictProblems(messages);
+	let last = messages.length - 1;
+	while (last >= 0 && messages[last]?.role === "toolResult") last--;
+	if (last < 0 || messages[last]?.role !== "assistant") return strictProblems(messages);
+	const calls = toolCallsOf(messages[last]);
+	const filled = [...messages];
+	for (let k = messages.length - 1 - last; k < calls.length; k++) filled.push({ role: "toolResult", toolCallId: calls[k].id, content: [], isError: false, timestamp: 0 });
+	return strictProblems(filled);
+}
+
+/**
+ * What breaks the rule for the transcript an agent keeps (`state.messages`), which is looser than a request's:
+ * an answer that failed (`stopReason` "error" or "aborted") may keep tool calls that never ran, with no result
+ * after it (a request sends such an answer without its calls); with `running` (the default), the transcript
+ * may end with its last answer's unanswered calls (`strictPrefixProblems`). Everything else as `strictProblems`.
+ */
+export function keptTranscriptProblems(messages, { running = true } = {}) {
+	if (!Array.isArray(messages)) return strictProblems(messages);
+	const kept = messages.map((m, i) => {
+		const failed = m?.role === "assistant" && (m.stopReason === "error" || m.stopReason === "aborted");
+		if (!failed || i === messages.length - 1 || messages[i + 1]?.role === "toolResult") return m;
+		return { ...m, content: m.content.filter((b) => b?.type !== "toolCall") };
+	});
+	return running ? strictPrefixProblems(kept) : strictProblems(kept);
+}

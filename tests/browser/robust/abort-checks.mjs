@@ -2,6 +2,8 @@
 // Node (no Node imports): code ignoring the abort at every call site, thrown values that cannot
 // be turned into text, listeners failing on `agent_end`, and tool arguments JSON cannot carry;
 // each on the default path and with every other hook set. `runAbortChecks(pkg)` returns the failures (empty when all pass).
+// Every context the scripted stream function receives must be valid for a strict provider.
+import { strictProblems } from "../../support/strict-transcript.mjs";
 
 const MODEL = { id: "m", name: "m", api: "faux", provider: "faux", reasoning: false, input: ["text"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };
 const UNCONVERTIBLE = "a thrown value that cannot be converted to a string";
@@ -10,9 +12,10 @@ const call = (id, name) => ({ type: "toolCall", id, name, arguments: {} });
 const message = (content, stopReason, extra = {}) => ({ role: "assistant", content, api: "faux", provider: "faux", model: "m", usage: USAGE, stopReason, timestamp: 1, ...extra });
 const macrotask = () => new Promise((r) => setTimeout(r, 0));
 
-function stream(pkg, responses) {
+function stream(pkg, responses, problems) {
 	let i = 0;
 	return (model, context, options) => {
+		for (const p of strictProblems(context?.messages)) problems.push(`request ${i + 1} is invalid for a strict provider: ${p}`);
 		const s = pkg.createAssistantMessageEventStream();
 		const content = responses[i++] ?? [{ type: "text", text: "done" }];
 		queueMicrotask(() => {
@@ -104,7 +107,7 @@ const ARGUMENT_CASES = {
 /** Runs one prompt and returns what went wrong (an empty list when nothing did). */
 async function runCase(pkg, c, hooks, expect) {
 	const problems = [];
-	const agent = new pkg.Agent({ initialState: { model: MODEL, tools: c.tools ?? [] }, streamFn: c.streamFn ?? stream(pkg, c.responses ?? [[{ type: "text", text: "hi" }]]), ...(hooks ? wellBehaved() : {}), ...(c.options ?? {}) });
+	const agent = new pkg.Agent({ initialState: { model: MODEL, tools: c.tools ?? [] }, streamFn: c.streamFn ?? stream(pkg, c.responses ?? [[{ type: "text", text: "hi" }]], problems), ...(hooks ? wellBehaved() : {}), ...(c.options ?? {}) });
 	c.agent = agent;
 	const events = [];
 	let ended = false;

@@ -18,7 +18,7 @@ test("abort checks in Node", { timeout: 120_000 }, async () => {
 });
 
 test("abort checks in Chromium", { timeout: 180_000 }, async () => {
-	const server = await startStaticServer({ "/pkg/": join(ROOT, "pkg"), "/robust/": join(ROOT, "tests/browser/robust") });
+	const server = await startStaticServer({ "/pkg/": join(ROOT, "pkg"), "/robust/": join(ROOT, "tests/browser/robust"), "/support/": join(ROOT, "tests/support") });
 	const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 	try {
 		const page = await browser.newPage();

@@ -160,3 +160,24 @@ test("closedPortUrl: nothing listens there", { timeout: 10000 }, async () => {
 		/ECONNREFUSED/,
 	);
 });
+
+test("a context a strict provider rejects gets HTTP 400 naming the problem, unless strict: false", async () => {
+	const orphan = { messages: [{ role: "user", content: "a", timestamp: 1 }, { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "t", arguments: {} }], stopReason: "toolUse" }, { role: "user", content: "b", timestamp: 2 }] };
+	const post = (srv, context) => fetch(`${srv.url}/api/stream`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ context }) });
+	const strict = await startSseServer({ "/api/stream": { lines: LINES } });
+	try {
+		const res = await post(strict, orphan);
+		assert.equal(res.status, 400);
+		assert.match((await res.json()).error, /^invalid context for a strict provider: messages\[1\]: tool call "c1" \(t\) is followed by user/);
+		assert.equal(strict.requests[0].strictProblems.length, 1);
+		assert.equal((await post(strict, { messages: orphan.messages.slice(0, 1) })).status, 200);
+	} finally {
+		await strict.close();
+	}
+	const lax = await startSseServer({ "/api/stream": { lines: LINES } }, { strict: false });
+	try {
+		assert.equal((await post(lax, orphan)).status, 200);
+	} finally {
+		await lax.close();
+	}
+});

@@ -195,6 +195,55 @@ for (const kind of Object.keys(KINDS)) {
     b.terminate?.();
   });
 
+  test(`${kind}: prompt() right after resume(), before beforeToolCall is asked again: each call gets its moved-on result`, async () => {
+    invalid.length = 0;
+    const { store, b, session, dialog: d } = await reloadedWaiting(kind, `${kind}-at-once`);
+    const resumed = session.resume();
+    await b.prompt("never mind");
+    await resumed;
+    await b.waitForIdle();
+    assert.equal(d.open.length, 0, "no dialog is left open");
+    const results = b.state.messages.filter((m) => m.role === "toolResult");
+    assert.deepEqual(results.map(textOf), [MOVED_ON_APPROVAL, MOVED_ON_CALL]);
+    assert.deepEqual(shape(b).slice(-2), [["user", "never mind"], ["assistant", "ok: never mind"]]);
+    await session.flush();
+    await restoresTheSame(kind, `${kind}-at-once`, store, b);
+    assert.deepEqual(invalid, []);
+    b.terminate?.();
+  });
+
+  test(`${kind}: a branch is refused while resume() asks again, before it changes anything`, async () => {
+    invalid.length = 0;
+    const { b, session, dialog: d } = await reloadedWaiting(kind, `${kind}-branch-busy`);
+    const before = b.state.messages;
+    const resumed = session.resume();
+    await until(() => d.open.length === 1);
+    await assert.rejects(session.branches.regenerate(2), /branches cannot change while the agent runs/);
+    await assert.rejects(session.branches.edit(1, "something else"), /branches cannot change while the agent runs/);
+    assert.equal(b.state.messages, before, "the transcript is untouched");
+    b.abort();
+    await resumed;
+    await b.waitForIdle();
+    assert.deepEqual(invalid, []);
+    b.terminate?.();
+  });
+
+  test(`${kind}: regenerate() sets the waiting answer aside: its calls wait no more, and only the new answer's are asked about`, async () => {
+    invalid.length = 0;
+    const { b, session, dialog: d } = await reloadedWaiting(kind, `${kind}-branch-aside`);
+    const restored = session.pendingCalls.map((p) => p.toolCall.id);
+    const run = session.branches.regenerate(2);
+    await until(() => d.open.length === 1);
+    assert.deepEqual(session.pendingCalls, [], "the set-aside answer's calls wait no more");
+    assert.ok(!restored.includes(d.open[0].id), `the dialog asks about the new answer's call, not ${d.open[0].id}`);
+    b.abort();
+    await run;
+    await b.waitForIdle();
+    assert.deepEqual(session.branches.points, [{ index: 2, version: 1, count: 2 }]);
+    assert.deepEqual(invalid, []);
+    b.terminate?.();
+  });
+
   test(`${kind}: continue() runs the waiting calls as resume() does (beforeToolCall asked again), then continues`, async () => {
     invalid.length = 0;
     const { store, b, session, dialog: d } = await reloadedWaiting(kind, `${kind}-continue`);
