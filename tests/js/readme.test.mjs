@@ -1,5 +1,5 @@
-// The README's servers run as written: the Node `http` server (server.mjs) and the Express one
-// (express.mjs) of its "Server" section, in an app directory with the packed package, pi-ai's real
+// The documented servers run as written: the Node `http` server (server.mjs) of the README's "Server"
+// section and the Express one (express.mjs) of docs/server.md, in an app directory with the packed package, pi-ai's real
 // Anthropic provider reaching a local stand-in of Anthropic's API (tests/support/fake-anthropic.mjs).
 // Each answers streamProxy (ours, from pkg/) and keeps a session through httpStore. The quick start
 // (a Next.js route and page) runs as written in tests/browser/server/nextjs.test.mjs.
@@ -14,15 +14,15 @@ import { KEY, freePort, packedApp, startProcess } from "../browser/server/journe
 const { Agent, streamProxy } = await import("../../pkg/index.js");
 const { attachSession, httpStore } = await import("../../pkg/session/index.js");
 
-test("the README's Node http and Express servers, as written", { timeout: 180_000 }, async (t) => {
-	const files = readmeFiles("Server");
+test("the README's Node http server and docs/server.md's Express one, as written", { timeout: 180_000 }, async (t) => {
+	const files = { ...readmeFiles("Server"), ...readmeFiles("Handlers", "docs/server.md") };
 	const app = packedApp("readme");
 	t.after(() => app.remove());
 	const fake = await startFakeAnthropic({ key: KEY });
 	t.after(() => fake.close());
 	for (const file of ["server.mjs", "express.mjs"]) {
 		await t.test(file, async () => {
-			assert.ok(files[file], `README.md shows ${file}`);
+			assert.ok(files[file], `README.md or docs/server.md shows ${file}`);
 			// The README's servers listen on PORT when it is set: a free port here, so that test runs at once never collide.
 			const port = await freePort();
 			writeFileSync(join(app.dir, file), files[file]);

@@ -6,10 +6,13 @@ import { extractExamples, FILE_NAME } from "./markdown-examples.mjs";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
-/** { path: text } of the README's file examples (all of them, or those under the heading `## ${section}`). */
-export function readmeFiles(section) {
-	const blocks = extractExamples(`${REPO}README.md`, REPO).filter((b) => b.env === "file" && !b.problem);
-	if (section !== undefined && !blocks.some((b) => b.section === section)) throw new Error(`README.md has no file examples under "## ${section}"`);
+/**
+ * { path: text } of the file examples of `doc` (README.md unless given, relative to the repository): all of them,
+ * or those under the heading `## ${section}`.
+ */
+export function readmeFiles(section, doc = "README.md") {
+	const blocks = extractExamples(`${REPO}${doc}`, REPO).filter((b) => b.env === "file" && !b.problem);
+	if (section !== undefined && !blocks.some((b) => b.section === section)) throw new Error(`${doc} has no file examples under "## ${section}"`);
 	const files = {};
 	for (const b of blocks) if (section === undefined || b.section === section) files[FILE_NAME.exec(b.code)[1]] = `${b.code}\n`;
 	return files;
