@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../support/chromium.mjs";
+export { launchChromium } from "../support/chromium.mjs";
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const WWW = join(REPO, "www");
@@ -130,10 +130,6 @@ export async function startDemoServer(env = {}, { timeoutMs = 20_000 } = {}) {
 	};
 }
 
-export async function launchChromium() {
-	const { chromium } = await import("playwright-core");
-	return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
-}
 
 /** The two sizes every layout check runs at: a laptop and a phone. */
 export const VIEWPORTS = [

@@ -13,3 +13,9 @@ export const CHROMIUM_ARGS = [
 	"--no-first-run",
 	"--disable-sync",
 ];
+
+/** Launches that Chromium through playwright-core (loaded on first use), with `args` added to the flags above. */
+export async function launchChromium({ args = [], timeout = 60_000 } = {}) {
+	const { chromium } = await import("playwright-core");
+	return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, ...args], timeout });
+}

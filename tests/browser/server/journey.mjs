@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../../support/chromium.mjs";
+export { launchChromium } from "../../support/chromium.mjs";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const HERE = fileURLToPath(new URL(".", import.meta.url));
@@ -105,10 +105,6 @@ export async function startProcess(args, { cwd, env, ready, readyCheck, timeoutM
 	};
 }
 
-export async function launchChromium() {
-	const { chromium } = await import("playwright-core");
-	return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
-}
 
 const waitFor = async (check, what, ms = 120_000) => {
 	const deadline = Date.now() + ms;
