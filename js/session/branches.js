@@ -159,7 +159,9 @@ export function createBranches(agent, host) {
     return messages;
   };
 
-  const unsubscribe = host.subscribe(notify);
+  // The session's state is watched only while someone listens: for a WorkerAgent, a watcher of its state
+  // has the page build a snapshot every frame of an answer, which no app without a branch control needs.
+  let unsubscribe;
   return {
     /** The points where the transcript shown forks: `{ index, version, count }`, `version` counting from 0. */
     get points() {
@@ -172,7 +174,14 @@ export function createBranches(agent, host) {
     /** Calls `listener(points)` when the fork points change. */
     subscribe(listener) {
       listeners.add(listener);
-      return () => listeners.delete(listener);
+      unsubscribe ??= host.subscribe(notify);
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && unsubscribe) {
+          unsubscribe();
+          unsubscribe = undefined;
+        }
+      };
     },
     /** Shows version `version` (from 0) of the message at `index` and what followed it; the version shown now is kept. */
     async switchTo(index, version) {
@@ -215,7 +224,8 @@ export function createBranches(agent, host) {
     },
     /** Stops notifying (the session calls it when it detaches). */
     close() {
-      unsubscribe();
+      unsubscribe?.();
+      unsubscribe = undefined;
       listeners.clear();
     },
   };
