@@ -416,7 +416,8 @@ export async function attachSession(agent, options = {}) {
     branches,
     /** Whether the store held this session (the agent now holds its conversation). */
     get restored() {
-      return restored;
+      // A tab or device that follows another shows the conversation the log holds, as a restore would.
+      return restored || (!leader && follower.showing);
     },
     /** Whether restoring cut an answer or a tool call that was in flight. */
     get interrupted() {

@@ -143,6 +143,10 @@ export function createFollower({ agent, store, id, fail, notify, following }) {
     get streaming() {
       return remoteStreaming;
     },
+    /** Whether this tab shows a transcript read from the log. */
+    get showing() {
+      return shown.array !== undefined;
+    },
     /** The length of the log read so far (0 before the first read). */
     get length() {
       return followed?.at ?? 0;
