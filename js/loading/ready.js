@@ -44,7 +44,7 @@ export function start(source, where = "the inlined module") {
       ready = Promise.reject(loadError(e, where));
     }
   } else {
-    ready = fetch(source)
+    ready = fetchAgain(source, 3)
       .then((response) => {
         if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
         return initWasm({ module_or_path: response }).catch((e) => {
@@ -59,6 +59,12 @@ export function start(source, where = "the inlined module") {
   // never waits is not sent an unhandled rejection.
   markHandled(ready);
 }
+
+// A fetch that fails on the network (a connection dropped, a worker started as its page reloads) is
+// tried again twice, a little later: the module is fetched once per page, and a failed load fails every
+// run of that page. An HTTP error or a bad module is not tried again.
+const fetchAgain = (url, tries) =>
+  fetch(url).catch((e) => (tries > 1 ? new Promise((r) => setTimeout(r, 250)).then(() => fetchAgain(url, tries - 1)) : Promise.reject(e)));
 
 function done() {
   loaded = true;

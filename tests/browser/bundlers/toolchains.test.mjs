@@ -84,6 +84,23 @@ window.__result = { message: readyError?.message, isError: readyError instanceof
   samePrompt: promptError === readyError, sameLate: late === readyError };
 `);
 
+// A page whose .wasm requests are dropped at first (the server closes their connection): it waits for ready,
+// then runs an agent.
+const DROPPED_PAGE = importMapPage(`
+import { Agent, ready, createAssistantMessageEventStream } from "pi-agent-wasm";
+const readyError = await ready.then(() => null, (e) => e.message);
+const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+const streamFn = () => {
+  const stream = createAssistantMessageEventStream();
+  const message = { role: "assistant", content: [{ type: "text", text: "ok" }], api: "a", provider: "p", model: "m", usage, stopReason: "stop", timestamp: Date.now() };
+  setTimeout(() => stream.push({ type: "done", reason: "stop", message }));
+  return stream;
+};
+const agent = new Agent({ streamFn });
+await agent.prompt("hello").catch(() => {});
+window.__result = { readyError, answer: agent.state.messages.at(-1)?.content?.[0]?.text ?? null };
+`);
+
 // Everything called at import, before the module is ready: a default stream function, an agent without
 // streamFn, queue modes and follow-ups carried into its wasm core, agentLoop's stream returned at once and
 // filled later, runToolCall and runAgentLoop waiting.
@@ -164,14 +181,21 @@ const MIME = {
 
 /**
  * Static files of `dir` on 127.0.0.1; `wasm404` answers every .wasm with 404, `wasmHtml` with an HTML page
- * (a single-page app's fallback), `headers` go on every response.
+ * (a single-page app's fallback), `wasmDrops` closes the connection of its first requests, `headers` go on every
+ * response; `seen.wasm` counts the .wasm's requests.
  */
-async function serve(dir, { wasm404 = false, wasmHtml = false, headers = {} } = {}) {
+async function serve(dir, { wasm404 = false, wasmHtml = false, wasmDrops = 0, headers = {} } = {}) {
   const root = resolve(dir);
+  const seen = { wasm: 0 };
   const server = http.createServer((req, res) => {
     let path = decodeURIComponent(new URL(req.url, "http://x").pathname);
     if (path.endsWith("/")) path += "index.html";
     const file = resolve(root, "." + path);
+    // `wasmDrops`: the first requests of the .wasm end without an answer (the connection closed). Every
+    // answer then closes its connection, so that each request has a fresh one: Chromium sends a request
+    // again by itself when a reused connection closes before answering.
+    if (wasmDrops > 0) res.setHeader("connection", "close");
+    if (file.endsWith(".wasm") && ++seen.wasm <= wasmDrops) return void req.socket.destroy();
     const ok = (file === root || file.startsWith(root + sep)) && existsSync(file) && statSync(file).isFile();
     if (!ok || (wasm404 && file.endsWith(".wasm"))) {
       res.writeHead(404, { "content-type": "text/plain", ...headers });
@@ -189,6 +213,7 @@ async function serve(dir, { wasm404 = false, wasmHtml = false, headers = {} } = 
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   return {
     url: `http://127.0.0.1:${server.address().port}`,
+    seen,
     close: () => {
       const closed = new Promise((r) => server.close(r));
       server.closeAllConnections();
@@ -245,11 +270,12 @@ test("toolchains with their default configuration", { timeout: 600000 }, async (
     const { chromium } = await import("playwright-core");
     const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
     cleanups.push(() => browser.close());
-    const inBrowser = async (dir, path = "/", options) => {
+    const inBrowser = async (dir, path = "/", options, seen) => {
       const server = await serve(dir, options);
       try {
         return await pageResult(browser, server.url + path);
       } finally {
+        if (seen) Object.assign(seen, server.seen);
         await server.close();
       }
     };
@@ -335,6 +361,14 @@ run(pkg).then((main) => (window.__result = { main }), (e) => (window.__result = 
       assert.match(r.message, /^pi-agent-wasm: could not load the WebAssembly module from http:\/\/127\.0\.0\.1:\d+\/node_modules\/pi-agent-wasm\/pi_agent_wasm_bg\.wasm: HTTP 404/);
       assert.equal(r.samePrompt, true, "prompt() rejects with the load error");
       assert.equal(r.sameLate, true, "a later agent's prompt() rejects with the load error");
+    });
+
+    await t.test("a .wasm whose connection drops is fetched again: ready resolves and the agent runs", async () => {
+      writeFileSync(join(app, "dropped.html"), DROPPED_PAGE);
+      const seen = {};
+      const r = await inBrowser(app, "/dropped.html", { wasmDrops: 2 }, seen);
+      assert.deepEqual(r, { readyError: null, answer: "ok" });
+      assert.equal(seen.wasm, 3, "two dropped requests, then the one that loaded");
     });
 
     await t.test("an HTML page served for the .wasm rejects ready and prompt() with the reason and the content type", async () => {
