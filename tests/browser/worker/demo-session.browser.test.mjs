@@ -48,6 +48,8 @@ test("the demo in Worker mode keeps its conversation across reloads", { timeout:
 		await shot(page, "approval-again");
 		await page.keyboard.press("Escape");
 		await page.waitForSelector('[data-testid="approval-dialog"]', { state: "detached" });
+		// The run goes on after the denial (the model answers it): idle only once that answer is there.
+		await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="assistant-text"]')].some((el) => /you declined/.test(el.textContent)));
 		await waitIdle(page);
 		const card = page.locator('[data-testid="tool-card"][data-tool="fetch_page"]').last();
 		assert.equal(await card.locator('[data-testid="tool-status"]').innerText(), "denied");
