@@ -332,16 +332,15 @@ test("RPC mode: manual compaction, then auto-compaction after an answer near the
 			{
 				args: ["--mode", "rpc"],
 				async drive(child, records) {
-					const settled = (n) => records.waitFor(() => records.filter((r) => r.type === "agent_settled").length >= n);
 					records.send({ id: "p1", type: "prompt", message: "hi" });
-					await settled(1);
+					await records.settled(1);
 					records.send({ id: "p2", type: "prompt", message: "hello" });
-					await settled(2);
+					await records.settled(2);
 					await records.ask({ id: "c1", type: "compact", customInstructions: "keep it short" });
 					const compacted = records.next((r) => r.type === "compaction_end" && r.reason === "threshold");
 					records.send({ id: "p3", type: "prompt", message: "hello again" });
 					await compacted;
-					await settled(3);
+					await records.settled(3);
 				},
 			},
 		],
@@ -359,18 +358,17 @@ test("RPC mode: a user command, then model and thinking-level switches between p
 			{
 				args: ["--mode", "rpc", "--models", "scripted/*"],
 				async drive(child, records) {
-					const settled = (n) => records.waitFor(() => records.filter((r) => r.type === "agent_settled").length >= n);
 					// A command the user runs: its output joins the context of the next request.
 					await records.ask({ id: "b1", type: "bash", command: "echo from the user" });
 					records.send({ id: "p1", type: "prompt", message: "one" });
-					await settled(1);
+					await records.settled(1);
 					await records.ask({ id: "m1", type: "set_model", provider: "scripted", modelId: "scripted-thinker" });
 					await records.ask({ id: "t1", type: "set_thinking_level", level: "medium" });
 					records.send({ id: "p2", type: "prompt", message: "two" });
-					await settled(2);
+					await records.settled(2);
 					await records.ask({ id: "m2", type: "cycle_model" });
 					records.send({ id: "p3", type: "prompt", message: "three" });
-					await settled(3);
+					await records.settled(3);
 					await records.ask({ id: "s1", type: "get_state" });
 				},
 			},
@@ -389,21 +387,20 @@ test("RPC mode: a new session, a switch back, and a fork", { timeout: 120_000 },
 			{
 				args: ["--mode", "rpc"],
 				async drive(child, records) {
-					const settled = (n) => records.waitFor(() => records.filter((r) => r.type === "agent_settled").length >= n);
 					const ask = records.ask;
 					records.send({ id: "p1", type: "prompt", message: "first" });
-					await settled(1);
+					await records.settled(1);
 					const first = (await ask({ id: "g1", type: "get_state" })).data.sessionFile;
 					await ask({ id: "n1", type: "new_session" });
 					records.send({ id: "p2", type: "prompt", message: "second" });
-					await settled(2);
+					await records.settled(2);
 					await ask({ id: "w1", type: "switch_session", sessionPath: first });
 					records.send({ id: "p3", type: "prompt", message: "third" });
-					await settled(3);
+					await records.settled(3);
 					const forks = (await ask({ id: "g2", type: "get_fork_messages" })).data.messages;
 					await ask({ id: "k1", type: "fork", entryId: forks[0].entryId });
 					records.send({ id: "p4", type: "prompt", message: "fourth, on the fork" });
-					await settled(4);
+					await records.settled(4);
 					await ask({ id: "g3", type: "get_messages" });
 				},
 			},
@@ -544,11 +541,10 @@ test("RPC mode: a context overflow compacts the session and continues the run", 
 			{
 				args: ["--mode", "rpc"],
 				async drive(child, records) {
-					const settled = (n) => records.waitFor(() => records.filter((r) => r.type === "agent_settled").length >= n);
 					records.send({ id: "p1", type: "prompt", message: "hi" });
-					await settled(1);
+					await records.settled(1);
 					records.send({ id: "p2", type: "prompt", message: "a prompt too long for the window" });
-					await settled(2);
+					await records.settled(2);
 				},
 			},
 		],

@@ -133,6 +133,8 @@ export async function runCli(install, context, args, { drive, timeoutMs = 60_000
 		});
 	/** Resolves with the first record satisfying `test` among those that arrive after the call. */
 	records.next = (test) => records.waitFor(test, records.length);
+	/** Resolves once the agent has settled `n` times in all (RPC mode's `agent_settled` records). */
+	records.settled = (n) => records.waitFor(() => records.filter((r) => r.type === "agent_settled").length >= n);
 	records.send = (command) => child.stdin.write(`${JSON.stringify(command)}\n`);
 	/** Sends an RPC command and resolves with its response. */
 	records.ask = (command) => {

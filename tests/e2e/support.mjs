@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 export { launchChromium } from "../support/chromium.mjs";
+import { stopProcess } from "../support/process.mjs";
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const WWW = join(REPO, "www");
@@ -119,14 +120,7 @@ export async function startDemoServer(env = {}, { timeoutMs = 20_000 } = {}) {
 		port,
 		proc,
 		output: () => out,
-		async close() {
-			if (proc.exitCode === null && proc.signalCode === null) {
-				proc.kill("SIGTERM");
-				const timer = setTimeout(() => proc.kill("SIGKILL"), 5000);
-				await exited;
-				clearTimeout(timer);
-			}
-		},
+		close: () => stopProcess(proc, exited),
 	};
 }
 

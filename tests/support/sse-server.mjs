@@ -57,6 +57,7 @@
 // Client disconnects are detected with `res.on("close")`: `req.on("close")` fires as soon as the request body
 // has been read in Node >= 16 and says nothing about the client.
 import http from "node:http";
+import { prng } from "./prng.mjs";
 import { strictProblems } from "./strict-transcript.mjs";
 
 const DEFAULT_HANG_MS = 3000;
@@ -65,18 +66,6 @@ const MAX_HANG_MS = 10000;
 /** `data: <JSON>` for one proxy event. */
 export function dataLine(event) {
 	return `data: ${JSON.stringify(event)}`;
-}
-
-/** Deterministic PRNG (mulberry32) returning floats in [0, 1). */
-export function prng(seed) {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
 }
 
 function isTerminalEvent(item) {

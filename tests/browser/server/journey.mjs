@@ -13,6 +13,7 @@ import net from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 export { launchChromium } from "../../support/chromium.mjs";
+import { stopProcess } from "../../support/process.mjs";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const HERE = fileURLToPath(new URL(".", import.meta.url));
@@ -94,14 +95,7 @@ export async function startProcess(args, { cwd, env, ready, readyCheck, timeoutM
 	});
 	return {
 		output: () => output,
-		async close() {
-			if (proc.exitCode === null && proc.signalCode === null) {
-				proc.kill("SIGTERM");
-				const timer = setTimeout(() => proc.kill("SIGKILL"), 5000);
-				await exited;
-				clearTimeout(timer);
-			}
-		},
+		close: () => stopProcess(proc, exited),
 	};
 }
 

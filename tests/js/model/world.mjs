@@ -7,17 +7,11 @@
 // The model checks every context it is sent with the strict-provider check; a violation is reported
 // through `problem` and answered anyway, so a sequence goes on and shows what follows.
 import { strictProblems } from "../../support/strict-transcript.mjs";
+import { prng } from "../../support/prng.mjs";
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same numbers on every machine. */
 export function rng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = prng(seed);
   next.int = (n) => Math.floor(next() * n);
   next.pick = (weights) => {
     const total = Object.values(weights).reduce((s, w) => s + w, 0);

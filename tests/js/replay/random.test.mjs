@@ -5,18 +5,9 @@
 // printed (REPLAY_RANDOM_SEED=n reruns one; REPLAY_RANDOM_COUNT=n runs seeds 1 to n, 120 by default).
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { prng as random } from "../../support/prng.mjs";
 import { Agent, MODEL, createRecorder, createReplay, noStream, ok, scripted, sleep, tool, trace, transcript, until, user } from "./support.mjs";
 
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function runSeed(seed) {
   const rnd = random(seed);

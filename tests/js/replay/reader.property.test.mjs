@@ -5,21 +5,10 @@
 // error, a hang or an unhandled rejection.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { prng as random } from "../../support/prng.mjs";
 import { Agent, MODEL, ReplayDivergenceError, ReplayLogError, createRecorder, createReplay, noStream, ok, scripted, sleep, tool, until, user } from "./support.mjs";
 
 const SEED = Number(process.env.REPLAY_FUZZ_SEED ?? 0x5eed);
-
-/** mulberry32: a small seeded generator. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Logs of real runs: tools with an update and a denial, steering and a follow-up, an abort mid-tool, a stream cut after an abort. */
 async function realLogs() {

@@ -3,6 +3,7 @@
 // `recordAndReplay`, which records a real run and plays its log on a fresh agent.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { MODEL, channelWorker, sleep } from "../support/fixtures.mjs";
 import { makeScripted, trace, transcript } from "./scripted.mjs";
 
 export const PKG = new URL("../../../pkg/", import.meta.url);
@@ -13,17 +14,11 @@ export const replayEntry = await import(new URL("replay/index.js", PKG));
 export const { Agent, createAssistantMessageEventStream } = core;
 export const { createRecorder, createReplay, readReplayLog, REPLAY_LOG_VERSION, ReplayDivergenceError, ReplayLogError } = replayEntry;
 
-export const MODEL = { id: "m", name: "M", api: "test", provider: "test", baseUrl: "", reasoning: false, input: ["text"],
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };
-export const usage = () => ({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+export { MODEL, ok, sleep, textOf, tool, usage } from "../support/fixtures.mjs";
 /** Resolves after `n` macrotasks. */
 export const ticks = async (n = 1) => {
   for (let k = 0; k < n; k++) await sleep(0);
 };
-export const textOf = (m) => (typeof m?.content === "string" ? m.content : (m?.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join(""));
-export const tool = (name, execute, extra = {}) => ({ name, label: name, description: name, parameters: { type: "object", properties: {} }, execute, ...extra });
-export const ok = (text) => ({ content: [{ type: "text", text }], details: {} });
 export const user = (text) => ({ role: "user", content: [{ type: "text", text }], timestamp: 5 });
 export const noStream = () => {
   throw new Error("this agent is not expected to stream");
@@ -50,16 +45,7 @@ export const hostEntry = await import(new URL("worker/host.js", PKG));
  */
 export function makeAgent(mode, { stream, tools = [], agentOptions = {}, initialState = { systemPrompt: "sys", model: MODEL, tools } }) {
   if (mode === "agent") return new Agent({ initialState, streamFn: stream, ...agentOptions });
-  const spawn = () => {
-    const { port1, port2 } = new MessageChannel();
-    hostEntry.serveAgent({ streamFn: stream }, port2);
-    port1.start();
-    port2.start();
-    // What `agent.terminate()` calls: closing one end closes both.
-    port1.terminate = () => port1.close();
-    return port1;
-  };
-  return new workerEntry.WorkerAgent({ initialState, worker: spawn, ...agentOptions });
+  return new workerEntry.WorkerAgent({ initialState, worker: channelWorker(hostEntry.serveAgent, { streamFn: stream }), ...agentOptions });
 }
 
 /**

@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { assertStrictContext } from "../../support/strict-transcript.mjs";
+import { MODEL, channelWorker, ok, sleep, textOf, tool, usage } from "../support/fixtures.mjs";
 
 const PKG = new URL("../../../pkg/", import.meta.url);
 // A missing build fails the tests instead of skipping them.
@@ -16,13 +17,7 @@ const { attachSession, memoryStore } = await import(new URL("session/index.js", 
 const { WorkerAgent } = await import(new URL("worker/index.js", PKG));
 const { serveAgent } = await import(new URL("worker/host.js", PKG));
 
-const MODEL = { id: "m", name: "M", api: "test", provider: "test", baseUrl: "", reasoning: false, input: ["text"],
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };
-const usage = () => ({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const textOf = (m) => (typeof m.content === "string" ? m.content : (m.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join(""));
-const ok = (text) => ({ content: [{ type: "text", text }], details: {} });
-const look = { name: "look", label: "look", description: "look", parameters: { type: "object", properties: {} }, execute: async () => ok("seen") };
+const look = tool("look", async () => ok("seen"));
 
 let answers = 0;
 /**
@@ -64,14 +59,7 @@ const KINDS = {
   WorkerAgent: () =>
     new WorkerAgent({
       initialState: { systemPrompt: "test", model: MODEL, tools: [look] },
-      worker: () => {
-        const { port1, port2 } = new MessageChannel();
-        serveAgent({ streamFn }, port2);
-        port1.start();
-        port2.start();
-        port1.terminate = () => port1.close();
-        return port1;
-      },
+      worker: channelWorker(serveAgent, { streamFn }),
     }),
 };
 

@@ -7,6 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { assertStrictContext } from "../../support/strict-transcript.mjs";
+import { MODEL, channelWorker, ok, sleep, textOf, tool, usage } from "../support/fixtures.mjs";
 
 const PKG = new URL("../../../pkg/", import.meta.url);
 // A missing build fails the tests instead of skipping them.
@@ -16,13 +17,6 @@ const { attachSession, memoryStore, MOVED_ON_APPROVAL, MOVED_ON_CALL } = await i
 const { WorkerAgent } = await import(new URL("worker/index.js", PKG));
 const { serveAgent } = await import(new URL("worker/host.js", PKG));
 
-const MODEL = { id: "m", name: "M", api: "test", provider: "test", baseUrl: "", reasoning: false, input: ["text"],
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };
-const usage = () => ({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const textOf = (m) => (typeof m?.content === "string" ? m.content : (m?.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join(""));
-const ok = (text) => ({ content: [{ type: "text", text }], details: {} });
-const tool = (name, execute, extra = {}) => ({ name, label: name, description: name, parameters: { type: "object", properties: {} }, execute, ...extra });
 
 // Every context any stream function of this file received that a strict provider would reject.
 const invalid = [];
@@ -79,17 +73,8 @@ const TOOLS = (hang) => [
 
 const KINDS = {
   Agent: (options, hang) => new Agent({ initialState: { systemPrompt: "sys", model: MODEL, tools: TOOLS(hang) }, streamFn, ...options }),
-  WorkerAgent: (options, hang) => {
-    const spawn = () => {
-      const { port1, port2 } = new MessageChannel();
-      serveAgent({ streamFn }, port2);
-      port1.start();
-      port2.start();
-      port1.terminate = () => port1.close();
-      return port1;
-    };
-    return new WorkerAgent({ initialState: { systemPrompt: "sys", model: MODEL, tools: TOOLS(hang) }, worker: spawn, ...options });
-  },
+  WorkerAgent: (options, hang) =>
+    new WorkerAgent({ initialState: { systemPrompt: "sys", model: MODEL, tools: TOOLS(hang) }, worker: channelWorker(serveAgent, { streamFn }), ...options }),
 };
 
 /** An approval dialog: beforeToolCall asks, `dialog.open` lists what waits, each entry approves or denies. */

@@ -4,6 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { MODEL, channelWorker, ok, sleep, textOf, tool, usage } from "../support/fixtures.mjs";
 
 const PKG = new URL("../../../pkg/", import.meta.url);
 // A missing build fails the tests instead of skipping them.
@@ -13,13 +14,6 @@ const { attachSession, memoryStore } = await import(new URL("session/index.js", 
 const { WorkerAgent } = await import(new URL("worker/index.js", PKG));
 const { serveAgent } = await import(new URL("worker/host.js", PKG));
 
-const MODEL = { id: "m", name: "M", api: "test", provider: "test", baseUrl: "", reasoning: false, input: ["text"],
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 1000, maxTokens: 100 };
-const usage = () => ({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const textOf = (m) => (typeof m.content === "string" ? m.content : (m.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join(""));
-const tool = (name, execute) => ({ name, label: name, description: name, parameters: { type: "object", properties: {} }, execute });
-const ok = (text) => ({ content: [{ type: "text", text }], details: {} });
 
 /** Runs in "the worker": a prompt starting with a tool's name calls it; after a tool result, "after <result>". */
 function streamFn(model, context) {
@@ -50,15 +44,7 @@ function streamFn(model, context) {
 
 /** A WorkerAgent whose "worker" is the other end of a MessageChannel, served here; `lookup` is a worker tool. */
 function workerAgent(options) {
-  const spawn = () => {
-    const { port1, port2 } = new MessageChannel();
-    serveAgent({ streamFn, tools: [tool("lookup", async () => ok("found in the worker"))] }, port2);
-    port1.start();
-    port2.start();
-    // What `agent.terminate()` calls: closing one end closes both.
-    port1.terminate = () => port1.close();
-    return port1;
-  };
+  const spawn = channelWorker(serveAgent, { streamFn, tools: [tool("lookup", async () => ok("found in the worker"))] });
   return new WorkerAgent({ initialState: { model: MODEL, tools: [tool("fetch", async () => ok("page"))] }, worker: spawn, ...options });
 }
 

@@ -1,0 +1,14 @@
+// The tests' seeded generator (mulberry32): the same seed gives the same numbers on every machine, so a
+// failing seed can be run again.
+
+/** A function returning floats in [0, 1), from `seed`. */
+export function prng(seed) {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
